@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The "base" policy: Linux 6.12's evtchn_2l_handle_events(), compiled
+ * unchanged from the base commit of the tree (EVR_BASE_SRC) behind the
+ * stand-ins below, and driven against the replay engine's state.
+ *
+ * This file is built once per word width (EVR_XEN_ULONG_BITS = 32 or 64)
+ * and exports evr_base_pass_w32() or evr_base_pass_w64().
+ *
+ * The 6.12 code reads shared_info and its own per-CPU state directly, so
+ * the engine's state is copied into those before the pass and after each
+ * service, and the selector and cursor are copied back.  The 6.12 code
+ * writes nothing else.
+ */
+#include "evr_shim.h"
+#include "evtchn_2l_replay.h"
+
+#define EVR_CAT2(a, b) a##b
+#define EVR_CAT(a, b) EVR_CAT2(a, b)
+#define EVR_W(name) EVR_CAT(name, EVR_XEN_ULONG_BITS)
+
+/* Each width's copy of the 6.12 file gets its own global names. */
+#define xen_debug_interrupt EVR_W(evr_base_debug_interrupt_w)
+#define xen_evtchn_2l_init EVR_W(evr_base_init_w)
+#define evtchn_ops EVR_W(evr_base_ops_w)
+
+#define KBUILD_MODNAME "events_2l"
+#define EVTCHN_WORDS EVR_XEN_ULONG_BITS
+#define EVTCHN_2L_NR_CHANNELS (sizeof(xen_ulong_t) * sizeof(xen_ulong_t) * 64)
+#define VIRQ_TIMER 0
+#define EVTCHNOP_unmask 9
+#define EVR_TIMER_IRQ_BASE 100000
+
+typedef int irqreturn_t;
+#define IRQ_HANDLED 1
+
+struct shared_info {
+	xen_ulong_t evtchn_pending[EVTCHN_WORDS];
+	xen_ulong_t evtchn_mask[EVTCHN_WORDS];
+};
+
+struct vcpu_info {
+	u8 evtchn_upcall_pending;
+	u8 evtchn_upcall_mask;
+	xen_ulong_t evtchn_pending_sel;
+};
+
+struct evtchn_unmask {
+	evtchn_port_t port;
+};
+
+struct evtchn_loop_ctrl {
+	unsigned int count;
+};
+
+struct pt_regs;
+
+/* Per-CPU variables are arrays indexed by the CPU the pass runs on. */
+static unsigned int evr_this_cpu;
+#define DEFINE_PER_CPU(type, name) __typeof__(type) name[EVR_MAX_CPUS]
+#define per_cpu(var, cpu) ((var)[cpu])
+#define __this_cpu_read(var) ((var)[evr_this_cpu])
+#define __this_cpu_write(var, val) ((var)[evr_this_cpu] = (val))
+#define smp_processor_id() evr_this_cpu
+#define get_cpu() evr_this_cpu
+#define put_cpu() do { } while (0)
+#define for_each_online_cpu(cpu) \
+	for ((cpu) = 0; (cpu) < (int)evr_sim->nr_cpus; (cpu)++)
+
+#define BUG_ON(x) do { if (x) abort(); } while (0)
+#define irqs_disabled() true
+#define smp_wmb() do { } while (0)
+#define xen_hvm_domain() false
+#define xchg_xen_ulong(ptr, val) \
+	({ __typeof__(*(ptr)) __old = *(ptr); *(ptr) = (val); __old; })
+#define DEFINE_SPINLOCK(name) int name
+#define spin_lock_irqsave(lock, flags) ((void)(lock), (flags) = 0)
+#define spin_unlock_irqrestore(lock, flags) ((void)(lock), (void)(flags))
+#define printk(...) fprintf(stderr, __VA_ARGS__)
+#define pr_info(fmt, ...) fprintf(stderr, fmt, ##__VA_ARGS__)
+#define get_irq_regs() ((struct pt_regs *)NULL)
+#define xen_irqs_disabled(regs) 0
+
+static struct evr_sim *evr_sim;
+static struct shared_info evr_shared_info;
+static struct shared_info *HYPERVISOR_shared_info = &evr_shared_info;
+static struct vcpu_info evr_vcpu_info[EVR_MAX_CPUS];
+static DEFINE_PER_CPU(struct vcpu_info *, xen_vcpu);
+
+static void evr_load(void);
+static void evr_store_sel(void);
+
+static unsigned int cpu_from_evtchn(evtchn_port_t evtchn)
+{
+	return evr_sim->port_cpu[evtchn];
+}
+
+static unsigned int irq_from_evtchn(evtchn_port_t evtchn)
+{
+	return evtchn;
+}
+
+static int HYPERVISOR_event_channel_op(int op, void *arg)
+{
+	abort();	/* Only the unmask slow path calls it; replay never does. */
+}
+
+static int irq_evtchn_from_virq(unsigned int cpu, unsigned int virq,
+				evtchn_port_t *evtchn)
+{
+	unsigned int port = evr_sim->cpu[cpu].timer_port;
+
+	if (virq != VIRQ_TIMER || port == EVR_NO_PORT)
+		return -1;
+	*evtchn = port;
+	return EVR_TIMER_IRQ_BASE + port;
+}
+
+static void evr_base_service(evtchn_port_t port)
+{
+	evr_store_sel();
+	evr_service(evr_sim, port);
+	evr_load();
+}
+
+static void handle_irq_for_port(evtchn_port_t port,
+				struct evtchn_loop_ctrl *ctrl)
+{
+	ctrl->count++;
+	evr_base_service(port);
+}
+
+static int generic_handle_irq(unsigned int irq)
+{
+	evr_base_service(irq - EVR_TIMER_IRQ_BASE);
+	return 0;
+}
+
+#include EVR_BASE_SRC
+
+const struct evtchn_ops *evtchn_ops;
+
+/* Engine state -> what the 6.12 code reads. */
+static void evr_load(void)
+{
+	unsigned int w, c;
+
+	for (w = 0; w < EVTCHN_WORDS; w++) {
+		evr_shared_info.evtchn_pending[w] = evr_sim->pending[w];
+		evr_shared_info.evtchn_mask[w] = evr_sim->mask[w];
+		for (c = 0; c < EVR_MAX_CPUS; c++)
+			cpu_evtchn_mask[c][w] = evr_sim->cpu[c].bound[w];
+	}
+	for (c = 0; c < EVR_MAX_CPUS; c++) {
+		evr_vcpu_info[c].evtchn_pending_sel = evr_sim->cpu[c].sel;
+		evr_vcpu_info[c].evtchn_upcall_pending =
+			evr_sim->cpu[c].upcall_pending;
+		xen_vcpu[c] = &evr_vcpu_info[c];
+	}
+}
+
+/* The 6.12 code writes the selector (xchg) and nothing else of the state. */
+static void evr_store_sel(void)
+{
+	unsigned int c;
+
+	for (c = 0; c < EVR_MAX_CPUS; c++)
+		evr_sim->cpu[c].sel = evr_vcpu_info[c].evtchn_pending_sel;
+}
+
+void EVR_W(evr_base_pass_w)(struct evr_sim *sim, unsigned int cpu);
+
+void EVR_W(evr_base_pass_w)(struct evr_sim *sim, unsigned int cpu)
+{
+	struct evtchn_loop_ctrl ctrl = { 0 };
+
+	if (sim->word_bits != EVTCHN_WORDS)
+		abort();
+	evr_sim = sim;
+	evr_this_cpu = cpu;
+	evr_load();
+	current_word_idx[cpu] = sim->cpu[cpu].cursor.port / EVTCHN_WORDS;
+	current_bit_idx[cpu] = sim->cpu[cpu].cursor.port % EVTCHN_WORDS;
+
+	evtchn_ops_2l.handle_events(cpu, &ctrl);
+
+	evr_store_sel();
+	sim->cpu[cpu].cursor.port = current_word_idx[cpu] * EVTCHN_WORDS +
+				    current_bit_idx[cpu];
+}
