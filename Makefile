@@ -4,10 +4,14 @@
 # The scripts parallelise their own kernel builds; keep targets sequential.
 .NOTPARALLEL:
 
-.PHONY: deps clean
+.PHONY: deps tree clean
 
 deps:
 	@mk/deps.sh
+
+# build/linux: base + patches/series, one commit per entry (mk/tree.sh).
+tree: deps
+	@mk/tree.sh
 
 clean:
 	rm -rf build

@@ -4,6 +4,7 @@
 # Sets: PROG (script name without .sh, used as message prefix), ROOT (repo
 # root), BUILD, LINUX (the patched tree), LOGS.
 
+# shellcheck disable=SC2034 # used by the scripts sourcing this file
 PROG=$(basename "$0" .sh)
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=$ROOT/build
@@ -26,4 +27,15 @@ warn() {
 
 say() {
 	echo "$PROG: $*"
+}
+
+# Seconds as "12m34s".
+fmt_time() {
+	printf '%dm%02ds' $(($1 / 60)) $(($1 % 60))
+}
+
+# Fail unless mk/tree.sh has produced build/linux.
+require_tree() {
+	[[ -f $LINUX/.git/series-stamp ]] ||
+		die "build/linux is missing or incomplete; run 'make tree' first"
 }

@@ -1,0 +1,189 @@
+#!/bin/bash
+# mk/tree.sh: build build/linux, a git repository holding the pinned Linux
+# base (tag "base", one reproducible commit extracted from the Debian
+# linux-source tarball named in BASE) with patches/series applied on top,
+# one commit per series entry.  See patches/series for the format.
+#
+# Idempotent: if BASE, patches/series, the patches and the listed new files
+# are unchanged (and build/linux is still at the commit this script left),
+# it does nothing.  Otherwise the series is re-applied onto base; files the
+# series does not touch keep their mtimes, so kernel builds stay incremental.
+set -euo pipefail
+# shellcheck source=mk/lib.sh
+. "$(dirname "$0")/lib.sh"
+cd "$ROOT"
+
+# Directories (and files) of the repo that mirror the kernel tree: every file
+# in them must be claimed by a series entry.
+KERNEL_PATHS=(drivers Documentation tools include arch scripts kernel lib MAINTAINERS)
+
+g() { git -C "$LINUX" "$@"; }
+
+# project_files PATH...: the repo's files below PATH... (tracked or untracked,
+# but not ignored by .gitignore), one per line, sorted.
+project_files() {
+	local f
+	git ls-files -z -c -o --exclude-standard -- "$@" |
+		while IFS= read -r -d '' f; do
+			if [[ -f $f ]]; then printf '%s\n' "$f"; fi
+		done | sort -u
+}
+
+# ---------------------------------------------------------------- BASE ---
+[[ -f BASE ]] || die "BASE missing at the repo root"
+read -r base_pkg base_ver _ <BASE || true
+[[ -n ${base_pkg:-} && -n ${base_ver:-} ]] || die "BASE must contain '<package> <version>'"
+tarball=/usr/src/$base_pkg.tar.xz
+[[ -f $tarball ]] || die "$tarball not found: install the Debian package $base_pkg"
+inst_ver=$(dpkg-query -W -f='${Version}' "$base_pkg" 2>/dev/null || true)
+if [[ $inst_ver != "$base_ver" ]]; then
+	warn "BASE pins $base_pkg $base_ver but ${inst_ver:-an unknown version} is installed; continuing with the installed one"
+fi
+
+# -------------------------------------------------------------- series ---
+[[ -f patches/series ]] || die "patches/series missing"
+E_PATCH=()  # per entry: patch file name
+E_FILES=()  # per entry: its new files, newline-separated
+declare -A CLAIMED=() SEEN_PATCH=()
+lineno=0
+while IFS= read -r line || [[ -n $line ]]; do
+	lineno=$((lineno + 1))
+	where="patches/series:$lineno"
+	read -ra words <<<"${line%%#*}"
+	((${#words[@]})) || continue
+	patch=${words[0]}
+	[[ $patch == *.patch && $patch != */* ]] ||
+		die "$where: '$patch' is not a patch file name (NNNN-name.patch)"
+	[[ -f patches/$patch ]] || die "$where: patches/$patch not found"
+	[[ -z ${SEEN_PATCH[$patch]:-} ]] || die "$where: $patch is listed twice"
+	SEEN_PATCH[$patch]=1
+	files=()
+	for p in "${words[@]:1}"; do
+		p=${p%/}
+		case /$p/ in
+		//* | */../* | */./*) die "$where: '$p' must be a repo-root-relative path without '.' or '..'" ;;
+		esac
+		if [[ -d $p ]]; then
+			mapfile -t sub < <(project_files "$p")
+			((${#sub[@]})) || die "$where: directory $p contains no files"
+			files+=("${sub[@]}")
+		elif [[ -f $p ]]; then
+			files+=("$p")
+		else
+			die "$where: $p: listed new file does not exist in the repo"
+		fi
+	done
+	for f in "${files[@]}"; do
+		[[ -z ${CLAIMED[$f]:-} ]] || die "$where: $f is already listed for ${CLAIMED[$f]}"
+		CLAIMED[$f]=$patch
+	done
+	E_PATCH+=("$patch")
+	E_FILES+=("$(printf '%s\n' "${files[@]}")")
+done <patches/series
+
+unclaimed=()
+while IFS= read -r f; do
+	[[ -n ${CLAIMED[$f]:-} ]] || unclaimed+=("$f")
+done < <(project_files "${KERNEL_PATHS[@]}")
+if ((${#unclaimed[@]})); then
+	list="${unclaimed[*]:0:10}"
+	((${#unclaimed[@]} <= 10)) || list+=" ... and $((${#unclaimed[@]} - 10)) more"
+	die "${#unclaimed[@]} file(s) not claimed by any patches/series entry: $list"
+fi
+
+new_files=("${!CLAIMED[@]}")
+fingerprint=$(
+	{
+		sha256sum BASE patches/series "${E_PATCH[@]/#/patches/}" "${new_files[@]}"
+		((${#new_files[@]} == 0)) || stat -c '%a %n' "${new_files[@]}"
+	} | LC_ALL=C sort | sha256sum | cut -d' ' -f1
+)
+
+# ---------------------------------------------------------- base tree ---
+base_stamp="$(cat BASE) (installed: ${inst_ver:-unknown})"
+if [[ ! -f $LINUX/.git/base-stamp || $(cat "$LINUX/.git/base-stamp") != "$base_stamp" ]]; then
+	[[ ! -e $LINUX ]] || say "base changed, re-extracting build/linux from scratch"
+	tmp=$BUILD/linux.tmp
+	rm -rf "$tmp"
+	mkdir -p "$tmp"
+	t0=$SECONDS
+	say "extracting $tarball (takes a minute or two) ..."
+	tar -xJf "$tarball" -C "$tmp" --strip-components=1 --no-same-owner
+	kver=$(awk -F' *= *' '/^(VERSION|PATCHLEVEL|SUBLEVEL|EXTRAVERSION) *=/ { v[$1] = $2 }
+		END { printf "%s.%s.%s%s", v["VERSION"], v["PATCHLEVEL"], v["SUBLEVEL"], v["EXTRAVERSION"] }' "$tmp/Makefile")
+	git init -q -b main "$tmp"
+	git -C "$tmp" config user.name "xen-evtchn tree builder"
+	git -C "$tmp" config user.email "tree-builder@xen-evtchn.invalid"
+	git -C "$tmp" config gc.auto 0
+	git -C "$tmp" config advice.detachedHead false
+	say "committing the base tree ($(find "$tmp" -path "$tmp/.git" -prune -o -type f -print | wc -l) files) ..."
+	# -f: Debian's top-level .gitignore ignores everything outside debian/.
+	git -C "$tmp" add -A -f
+	GIT_AUTHOR_NAME="Linux ${kver%.*} base" GIT_AUTHOR_EMAIL="base@xen-evtchn.invalid" \
+		GIT_COMMITTER_NAME="Linux ${kver%.*} base" GIT_COMMITTER_EMAIL="base@xen-evtchn.invalid" \
+		GIT_AUTHOR_DATE="2024-11-17T00:00:00Z" GIT_COMMITTER_DATE="2024-11-17T00:00:00Z" \
+		git -C "$tmp" commit -q --no-verify -m "Linux $kver (Debian $base_pkg ${inst_ver:-$base_ver})"
+	git -C "$tmp" tag base
+	echo "$base_stamp" >"$tmp/.git/base-stamp"
+	rm -rf "$LINUX"
+	mv "$tmp" "$LINUX"
+	say "base ready in $(fmt_time $((SECONDS - t0))): $(g log -1 --format='%h %s' base)"
+fi
+
+# ------------------------------------------------------- apply series ---
+stamp=$LINUX/.git/series-stamp
+head=$(g rev-parse HEAD)
+if [[ -f $stamp && $(cat "$stamp") == "$fingerprint $head" ]]; then
+	say "build/linux up to date"
+	exit 0
+fi
+
+if [[ -n ${new_files[*]} ]]; then
+	in_base=$(g ls-tree -r --name-only base -- "${new_files[@]}")
+	[[ -z $in_base ]] ||
+		die "listed as new files but present in the base tree: ${in_base//$'\n'/ }"
+fi
+
+rm -f "$stamp"
+[[ ! -d $LINUX/.git/rebase-apply ]] || g am --abort
+if [[ -n $(g status --porcelain --untracked-files=no) ]]; then
+	g stash push -q -m "tree.sh: uncommitted changes before re-applying the series"
+	warn "uncommitted changes in build/linux saved as a stash (git -C build/linux stash list)"
+fi
+if [[ $head != "$(g rev-parse base)" ]]; then
+	say "resetting build/linux to base (previous HEAD ${head:0:12} stays in its reflog)"
+fi
+g checkout -q -f -B main base
+# -x: Debian's .gitignore ignores everything, so new files of the previous
+# series are "ignored" once untracked.  Nothing is built inside the tree.
+g clean -fdqx
+
+for i in "${!E_PATCH[@]}"; do
+	patch=${E_PATCH[$i]}
+	pfile=$ROOT/patches/$patch
+	say "[$((i + 1))/${#E_PATCH[@]}] $patch"
+	if ! out=$(g am -q --committer-date-is-author-date "$pfile" 2>&1); then
+		echo "$PROG: $patch: does not apply" >&2
+		if check=$(g apply --check -v "$pfile" 2>&1); then
+			echo "$out" >&2 # failed for another reason than a hunk
+		else
+			echo "$check" >&2
+		fi
+		g am --abort
+		exit 1
+	fi
+	[[ -n ${E_FILES[$i]} ]] || continue
+	mapfile -t files <<<"${E_FILES[$i]}"
+	for f in "${files[@]}"; do
+		! g cat-file -e "HEAD:$f" 2>/dev/null ||
+			die "$patch: listed new file $f is already in the tree after applying the patch"
+		mkdir -p "$LINUX/$(dirname "$f")"
+		cp --preserve=mode "$f" "$LINUX/$f"
+	done
+	g add -f -- "${files[@]}"
+	# Keep the commit reproducible: committer date = author date, as git am did.
+	GIT_COMMITTER_DATE=$(g log -1 --format=%aD) g commit -q --amend --no-edit --no-verify
+done
+
+echo "$fingerprint $(g rev-parse HEAD)" >"$stamp"
+say "build/linux ready: ${#E_PATCH[@]} patch(es) on base, HEAD $(g log -1 --format='%h %s')"
