@@ -4,7 +4,12 @@
 # The scripts parallelise their own kernel builds; keep targets sequential.
 .NOTPARALLEL:
 
-.PHONY: deps tree clean
+.PHONY: all deps tree clean
+
+# Default: the patched, dom0-capable x86_64 kernel in build/out/
+# (mk/kernel.sh; KCONFIG=/path/to/.config replaces defconfig + xen.config).
+all: tree
+	@mk/kernel.sh
 
 deps:
 	@mk/deps.sh

@@ -39,3 +39,74 @@ require_tree() {
 	[[ -f $LINUX/.git/series-stamp ]] ||
 		die "build/linux is missing or incomplete; run 'make tree' first"
 }
+
+setup_ccache() {
+	export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-5G}
+}
+
+# start_ticker LABEL COUNT_CMD...: until stop_ticker, print every 30 s a line
+# with the elapsed time and the output of COUNT_CMD (a number of objects).
+TICKER_PID=
+start_ticker() {
+	local label=$1
+	shift
+	(
+		t0=$SECONDS
+		while sleep 30; do
+			echo "$label: $(fmt_time $((SECONDS - t0))) elapsed, $("$@") objects compiled"
+		done
+	) &
+	TICKER_PID=$!
+	trap stop_ticker EXIT
+}
+
+stop_ticker() {
+	if [[ -n $TICKER_PID ]]; then
+		kill "$TICKER_PID" 2>/dev/null || true
+		wait "$TICKER_PID" 2>/dev/null || true
+		TICKER_PID=
+	fi
+}
+
+# count_compiled LOG: objects compiled so far according to a kbuild log.
+count_compiled() {
+	grep -cE '^  (CC|AS)( \[M\])? ' "$1" || true
+}
+
+# cross_prefix ARCH: the CROSS_COMPILE prefix for a supported kernel ARCH.
+cross_prefix() {
+	case $1 in
+	x86_64) echo "" ;;
+	arm64) echo aarch64-linux-gnu- ;;
+	arm) echo arm-linux-gnueabihf- ;;
+	*) die "unsupported ARCH '$1' (use x86_64, arm64 or arm)" ;;
+	esac
+}
+
+# kmake SRC O ARCH ARGS...: the kernel's make in source tree SRC, building
+# out of tree in O for ARCH, compiling through ccache.
+kmake() {
+	local src=$1 o=$2 arch=$3 cross
+	shift 3
+	cross=$(cross_prefix "$arch") || exit 1
+	make -C "$src" O="$o" ARCH="$arch" CROSS_COMPILE="$cross" \
+		CC="ccache ${cross}gcc" --no-print-directory "$@"
+}
+
+# kbuild_config SRC O ARCH LOG: the standard configuration of the build
+# directory O for ARCH, output appended to LOG.  x86_64: defconfig +
+# xen.config; arm: multi_v7_defconfig + CONFIG_XEN.
+kbuild_config() {
+	local src=$1 o=$2 arch=$3 log=$4
+	case $arch in
+	x86_64)
+		kmake "$src" "$o" "$arch" defconfig xen.config >>"$log" 2>&1
+		;;
+	arm)
+		kmake "$src" "$o" "$arch" multi_v7_defconfig >>"$log" 2>&1 &&
+			"$src/scripts/config" --file "$o/.config" --enable XEN &&
+			kmake "$src" "$o" "$arch" olddefconfig >>"$log" 2>&1
+		;;
+	*) die "no kernel configuration defined for ARCH '$arch'" ;;
+	esac
+}

@@ -1,0 +1,67 @@
+#!/bin/bash
+# mk/kernel.sh: build a dom0-capable x86_64 kernel from build/linux, out of
+# tree in build/kbuild-x86_64, and put bzImage, config, System.map and a
+# modules tarball in build/out/.
+#
+# Configuration: defconfig + xen.config, or KCONFIG=/path/to/.config (copied,
+# then olddefconfig).  Either way CONFIG_XEN_DOM0 must end up =y.
+set -euo pipefail
+# shellcheck source=mk/lib.sh
+. "$(dirname "$0")/lib.sh"
+require_tree
+setup_ccache
+
+O=$BUILD/kbuild-x86_64
+OUT=$BUILD/out
+log=$LOGS/kernel.log
+km() { kmake "$LINUX" "$O" x86_64 "$@"; }
+
+fail() {
+	stop_ticker
+	echo "----- last 30 lines of $log -----" >&2
+	tail -n 30 "$log" >&2
+	die "$*; full log: $log"
+}
+
+if [[ -n ${KCONFIG:-} ]]; then
+	[[ -f $KCONFIG ]] || die "KCONFIG=$KCONFIG: no such file"
+	KCONFIG=$(realpath "$KCONFIG")
+fi
+mkdir -p "$O" "$LOGS"
+: >"$log"
+say "full log: $log"
+# Outputs of an earlier build would no longer match build/linux.
+rm -rf "$OUT" "$OUT.tmp"
+
+if [[ -n ${KCONFIG:-} ]]; then
+	say "configuring from $KCONFIG (olddefconfig)"
+	cp "$KCONFIG" "$O/.config"
+	km olddefconfig >>"$log" 2>&1 || fail "olddefconfig failed"
+else
+	say "configuring: defconfig xen.config"
+	kbuild_config "$LINUX" "$O" x86_64 "$log" || fail "configuration failed"
+fi
+grep -qx 'CONFIG_XEN_DOM0=y' "$O/.config" ||
+	die "CONFIG_XEN_DOM0 is not =y in $O/.config (from ${KCONFIG:-defconfig xen.config})"
+
+jobs=$(nproc)
+say "building bzImage and modules with $jobs jobs (ccache: CC=\"ccache gcc\") ..."
+t0=$SECONDS
+start_ticker "$PROG" count_compiled "$log"
+km -j"$jobs" bzImage modules >>"$log" 2>&1 || fail "build failed after $(fmt_time $((SECONDS - t0)))"
+stop_ticker
+say "built in $(fmt_time $((SECONDS - t0))), $(count_compiled "$log") objects compiled"
+
+# Assemble the outputs under a temporary name; rename when complete.
+tmp=$OUT.tmp
+krel=$(km -s kernelrelease)
+mkdir -p "$tmp/staging"
+cp "$O/arch/x86/boot/bzImage" "$tmp/bzImage"
+cp "$O/.config" "$tmp/config"
+cp "$O/System.map" "$tmp/System.map"
+say "installing modules and packing modules-$krel.tar.xz ..."
+km INSTALL_MOD_PATH="$tmp/staging" modules_install >>"$log" 2>&1 || fail "modules_install failed"
+(cd "$tmp/staging" && XZ_OPT=-T0 tar --owner=0 --group=0 -cJf "$tmp/modules-$krel.tar.xz" -- *)
+rm -rf "$tmp/staging"
+mv "$tmp" "$OUT"
+say "outputs in $OUT/: bzImage config System.map modules-$krel.tar.xz"
