@@ -515,6 +515,7 @@ static bool evr_do_target(struct evr_sim *sim, unsigned int port, void *arg)
 
 struct evr_expect {
 	u32 pos;
+	u32 diff;
 	bool match;
 };
 
@@ -522,8 +523,10 @@ static bool evr_do_expect(struct evr_sim *sim, unsigned int port, void *arg)
 {
 	struct evr_expect *e = arg;
 
-	if (e->pos >= sim->log_len || sim->log[e->pos] != port)
+	if (e->match && (e->pos >= sim->log_len || sim->log[e->pos] != port)) {
 		e->match = false;
+		e->diff = e->pos;
+	}
 	e->pos++;
 	return true;
 }
@@ -603,7 +606,7 @@ static void evr_cmd_upcall(struct evr_sim *sim, struct evr_line *l)
 
 static void evr_cmd_expect(struct evr_sim *sim, struct evr_line *l)
 {
-	struct evr_expect e = { .pos = 0, .match = true };
+	struct evr_expect e = { .match = true };
 
 	if (!sim->has_upcall) {
 		evr_error(sim, "expect before any upcall");
@@ -614,12 +617,15 @@ static void evr_cmd_expect(struct evr_sim *sim, struct evr_line *l)
 	else if (!evr_list(sim, &l->tok[1], l->nr - 1, "port", sim->nr_ports,
 			   evr_do_expect, &e))
 		return;
-	if (e.match && e.pos == sim->log_len)
+	if (e.match && e.pos == sim->log_len) {
+		sim->expects++;
 		return;
+	}
+	if (e.match)
+		e.diff = min(e.pos, sim->log_len);
 
 	evr_error(sim, "expect failed: upcall serviced %u port%s, first difference at position %u",
-		  sim->log_len, sim->log_len == 1 ? "" : "s",
-		  min(e.pos, sim->log_len));
+		  sim->log_len, sim->log_len == 1 ? "" : "s", e.diff);
 }
 
 static void evr_cmd_expect_cursor(struct evr_sim *sim, struct evr_line *l)
@@ -636,6 +642,8 @@ static void evr_cmd_expect_cursor(struct evr_sim *sim, struct evr_line *l)
 	if (evr_cursor(sim, cpu) != port)
 		evr_error(sim, "expect-cursor failed: cpu %u cursor is %u, not %u",
 			  cpu, evr_cursor(sim, cpu), port);
+	else
+		sim->expects++;
 }
 
 static bool evr_do_expect_pending(struct evr_sim *sim, unsigned int port,
@@ -665,6 +673,7 @@ static void evr_cmd_expect_pending(struct evr_sim *sim, struct evr_line *l)
 			return;
 		}
 	}
+	sim->expects++;
 }
 
 static void evr_cmd_geometry(struct evr_sim *sim, struct evr_line *l)

@@ -96,6 +96,7 @@ struct evr_port_stats {
  * @nr_services: services since the start, all ports.
  * @passes: passes of the last upcall.
  * @upcalls: upcalls run so far.
+ * @expects: expect checks that passed.
  * @rules: "on PORT pend ..." rules; @targets holds their ports.
  * @stats: per-port service statistics.
  * @err: the first error, as "NAME:LINE: message"; empty if none.
@@ -118,6 +119,7 @@ struct evr_sim {
 	u64 nr_services;
 	u32 passes;
 	u32 upcalls;
+	u32 expects;
 
 	struct evr_rule *rules;
 	u32 nr_rules;
