@@ -44,8 +44,9 @@ setup_ccache() {
 	export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-5G}
 }
 
-# start_ticker LABEL COUNT_CMD...: until stop_ticker, print every 30 s a line
-# with the elapsed time and the output of COUNT_CMD (a number of objects).
+# start_ticker LABEL COUNT_CMD...: until stop_ticker (or until COUNT_CMD
+# fails), print every 30 s a line with the elapsed time and the output of
+# COUNT_CMD, a number of objects compiled.
 TICKER_PID=
 start_ticker() {
 	local label=$1
@@ -53,7 +54,8 @@ start_ticker() {
 	(
 		t0=$SECONDS
 		while sleep 30; do
-			echo "$label: $(fmt_time $((SECONDS - t0))) elapsed, $("$@") objects compiled"
+			n=$("$@") || break
+			echo "$label: $(fmt_time $((SECONDS - t0))) elapsed, $n objects compiled"
 		done
 	) &
 	TICKER_PID=$!
@@ -109,4 +111,23 @@ kbuild_config() {
 		;;
 	*) die "no kernel configuration defined for ARCH '$arch'" ;;
 	esac
+}
+
+# count_objects DIR: object files present in a build directory.
+count_objects() {
+	find "$1" -name '*.o' 2>/dev/null | wc -l
+}
+
+# The KUnit build directory for ARCH (KUNIT_BUILD_DIR overrides its name
+# below build/) and the log of its runs, named after it.
+kunit_build_dir() {
+	case ${KUNIT_BUILD_DIR:-} in
+	"") echo "$BUILD/kunit-$1" ;;
+	/*) echo "$KUNIT_BUILD_DIR" ;;
+	*) echo "$BUILD/$KUNIT_BUILD_DIR" ;;
+	esac
+}
+
+kunit_log() {
+	echo "$LOGS/$(basename "$(kunit_build_dir "$1")").log"
 }

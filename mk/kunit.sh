@@ -1,0 +1,45 @@
+#!/bin/bash
+# mk/kunit.sh [ARCH]: run the series' KUnit suite (drivers/xen/events/tests/
+# .kunitconfig) with tools/testing/kunit/kunit.py under QEMU for ARCH
+# (x86_64 by default, arm64, arm), building in build/kunit-ARCH (kept
+# between runs).  KUNIT_KCONFIG_ADD="CONFIG_A=y CONFIG_B=y" adds options
+# (e.g. sanitizers); KUNIT_BUILD_DIR names another build directory.  The
+# output is also written to build/logs/<build dir name>.log.
+set -euo pipefail
+# shellcheck source=mk/lib.sh
+. "$(dirname "$0")/lib.sh"
+require_tree
+setup_ccache
+
+arch=${1:-x86_64}
+cross=$(cross_prefix "$arch") || exit 1
+bdir=$(kunit_build_dir "$arch")
+log=$(kunit_log "$arch")
+kunitconfig=drivers/xen/events/tests/.kunitconfig
+[[ -f $LINUX/$kunitconfig ]] ||
+	die "build/linux has no $kunitconfig (not added by patches/series yet?)"
+
+args=(run --arch="$arch" --build_dir="$bdir" --kunitconfig="$kunitconfig"
+	--jobs="$(nproc)" --make_options="CC=ccache ${cross}gcc")
+[[ -z $cross ]] || args+=(--cross_compile="$cross")
+# CONFIG_XEN depends on these on x86; the .kunitconfig stays arch-neutral.
+[[ $arch != x86_64 ]] || args+=(--kconfig_add CONFIG_HYPERVISOR_GUEST=y --kconfig_add CONFIG_PARAVIRT=y)
+read -ra extra <<<"${KUNIT_KCONFIG_ADD:-}"
+for opt in "${extra[@]}"; do
+	args+=(--kconfig_add "$opt")
+done
+
+mkdir -p "$LOGS"
+say "log: $log"
+say "kunit.py ${args[*]}"
+# Progress lines while kunit.py builds (it is silent then), none once the
+# tests run.
+building() {
+	! grep -q 'Starting KUnit Kernel' "$log" && count_objects "$bdir"
+}
+cd "$LINUX"
+start_ticker "$PROG" building
+status=0
+python3 tools/testing/kunit/kunit.py "${args[@]}" 2>&1 | tee "$log" || status=$?
+stop_ticker
+((status == 0)) || die "kunit.py failed (exit $status); full log: $log"
