@@ -3,10 +3,11 @@
 
 # The scripts parallelise their own kernel builds; keep targets sequential.
 .NOTPARALLEL:
+MAKEFLAGS += --no-print-directory
 
 ARCH ?= x86_64
 
-.PHONY: all deps tree kunit clean
+.PHONY: all deps tree kunit replay-check check clean
 
 # Default: the patched, dom0-capable x86_64 kernel in build/out/
 # (mk/kernel.sh; KCONFIG=/path/to/.config replaces defconfig + xen.config).
@@ -24,6 +25,19 @@ tree: deps
 # KUNIT_KCONFIG_ADD="CONFIG_...=y ...", KUNIT_BUILD_DIR=<name in build/>.
 kunit: tree
 	@mk/kunit.sh $(ARCH)
+
+# >>> Hook for the replay tool's userspace tests.  mk/replay.mk belongs to
+# the replay tool: its 'check' target runs the tests and writes the number
+# of passed tests (one integer) to build/logs/replay-check.count.
+replay-check: deps
+	@rm -f build/logs/replay-check.count
+	@test -f mk/replay.mk || { echo "replay-check: mk/replay.mk missing (replay tests not hooked up yet)" >&2; exit 1; }
+	@$(MAKE) -f mk/replay.mk check
+# <<<
+
+# Userspace replay tests, then the KUnit suite; one summary line at the end.
+check: replay-check kunit
+	@mk/check-summary.sh $(ARCH)
 
 clean:
 	rm -rf build
