@@ -7,7 +7,7 @@ MAKEFLAGS += --no-print-directory
 
 ARCH ?= x86_64
 
-.PHONY: all deps tree kunit replay-check check clean
+.PHONY: all deps tree kunit replay-check check series clean
 
 # Default: the patched, dom0-capable x86_64 kernel in build/out/
 # (mk/kernel.sh; KCONFIG=/path/to/.config replaces defconfig + xen.config).
@@ -38,6 +38,10 @@ replay-check: deps
 # Userspace replay tests, then the KUnit suite; one summary line at the end.
 check: replay-check kunit
 	@mk/check-summary.sh $(ARCH)
+
+# The series as mail in build/series/, checked by checkpatch.pl --strict.
+series: tree
+	@mk/series.sh
 
 clean:
 	rm -rf build

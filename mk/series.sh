@@ -1,0 +1,37 @@
+#!/bin/bash
+# mk/series.sh: export build/linux's base..HEAD as a mail-ready series in
+# build/series/ (git format-patch --cover-letter) and run checkpatch.pl
+# --strict on every patch.  Fails if any patch has errors, warnings or
+# (under --strict) checks.
+set -euo pipefail
+# shellcheck source=mk/lib.sh
+. "$(dirname "$0")/lib.sh"
+require_tree
+
+out=$BUILD/series
+n=$(git -C "$LINUX" rev-list --count base..HEAD)
+if ((n == 0)); then
+	say "nothing to export: patches/series has no entries"
+	exit 0
+fi
+rm -rf "$out"
+git -C "$LINUX" format-patch -q -o "$out" --cover-letter base..HEAD
+say "$n patch(es) and a cover letter in $out/"
+
+bad=0
+cd "$LINUX"
+for p in "$out"/*.patch; do
+	name=$(basename "$p")
+	[[ $name != 0000-cover-letter.patch ]] || continue
+	report=$(./scripts/checkpatch.pl --strict "$p" 2>&1) || true
+	total=$(grep -m1 '^total: ' <<<"$report" || true)
+	if [[ $total =~ ^total:\ 0\ errors,\ 0\ warnings,\ 0\ checks ]]; then
+		echo "  ok    $name"
+	else
+		bad=$((bad + 1))
+		echo "  FAIL  $name: ${total:-checkpatch.pl gave no summary}"
+		sed -e '/^total: /,$d' -e 's/^./        &/' <<<"$report"
+	fi
+done
+((bad == 0)) || die "checkpatch --strict: $bad of $n patch(es) have errors, warnings or checks"
+say "checkpatch --strict: all $n patch(es) clean"
