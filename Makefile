@@ -7,7 +7,7 @@ MAKEFLAGS += --no-print-directory
 
 ARCH ?= x86_64
 
-.PHONY: all deps tree kunit replay-check check series clean
+.PHONY: all deps tree kunit replay-check check series bisect-build clean
 
 # Default: the patched, dom0-capable x86_64 kernel in build/out/
 # (mk/kernel.sh; KCONFIG=/path/to/.config replaces defconfig + xen.config).
@@ -42,6 +42,10 @@ check: replay-check kunit
 # The series as mail in build/series/, checked by checkpatch.pl --strict.
 series: tree
 	@mk/series.sh
+
+# Every commit of the series must build drivers/xen/ for x86_64 and arm.
+bisect-build: tree
+	@mk/bisect-build.sh
 
 clean:
 	rm -rf build

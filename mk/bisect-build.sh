@@ -1,0 +1,68 @@
+#!/bin/bash
+# mk/bisect-build.sh: check that every commit of the series builds.  Each
+# commit base..HEAD of build/linux is checked out in the git worktree
+# build/bisect (build/linux itself is left alone) and drivers/xen/ is built
+# for x86_64 (defconfig + xen.config) and arm (multi_v7_defconfig +
+# CONFIG_XEN) in build/kbuild-bisect-<arch>.  Logs: build/logs/bisect-*.log.
+set -euo pipefail
+# shellcheck source=mk/lib.sh
+. "$(dirname "$0")/lib.sh"
+require_tree
+setup_ccache
+
+ARCHES=(x86_64 arm)
+wt=$BUILD/bisect
+jobs=$(nproc)
+
+mapfile -t commits < <(git -C "$LINUX" rev-list --reverse base..HEAD)
+n=${#commits[@]}
+if ((n == 0)); then
+	say "nothing to build: patches/series has no entries"
+	exit 0
+fi
+mkdir -p "$LOGS"
+
+# (Re)create the worktree if it is missing or belongs to an earlier
+# build/linux (mk/tree.sh re-extracts it when the base changes).
+git -C "$LINUX" worktree prune
+if ! git -C "$LINUX" worktree list --porcelain | grep -qxF "worktree $wt"; then
+	rm -rf "$wt"
+	say "creating the worktree build/bisect ..."
+	git -C "$LINUX" worktree add -q --detach "$wt" "${commits[0]}"
+fi
+
+# Configure once per arch, at the first commit.
+git -C "$wt" checkout -q -f --detach "${commits[0]}"
+for arch in "${ARCHES[@]}"; do
+	o=$BUILD/kbuild-bisect-$arch
+	log=$LOGS/bisect-config-$arch.log
+	mkdir -p "$o"
+	: >"$log"
+	say "configuring $arch in build/kbuild-bisect-$arch"
+	kbuild_config "$wt" "$o" "$arch" "$log" </dev/null ||
+		die "configuring $arch failed; see $log"
+	grep -qx 'CONFIG_XEN=y' "$o/.config" || die "CONFIG_XEN is not =y in $o/.config"
+done
+
+failed=0
+for i in "${!commits[@]}"; do
+	git -C "$wt" checkout -q -f --detach "${commits[$i]}"
+	say "[$((i + 1))/$n] $(git -C "$wt" log -1 --format='%h %s')"
+	for arch in "${ARCHES[@]}"; do
+		o=$BUILD/kbuild-bisect-$arch
+		log=$LOGS/bisect-$((i + 1))-$arch.log
+		t0=$SECONDS
+		# olddefconfig: take defaults for Kconfig symbols the commit adds
+		# instead of prompting for them.
+		if kmake "$wt" "$o" "$arch" olddefconfig >"$log" 2>&1 </dev/null &&
+			kmake "$wt" "$o" "$arch" -j"$jobs" drivers/xen/ >>"$log" 2>&1 </dev/null; then
+			printf '%s:       %-7s OK    %s\n' "$PROG" "$arch" "$(fmt_time $((SECONDS - t0)))"
+		else
+			failed=$((failed + 1))
+			printf '%s:       %-7s FAIL  %s  (log: %s)\n' "$PROG" "$arch" "$(fmt_time $((SECONDS - t0)))" "$log"
+			grep -E 'error|Error' "$log" | head -n 10 | sed 's/^/        /'
+		fi
+	done
+done
+((failed == 0)) || die "$failed of $((n * ${#ARCHES[@]})) commit builds failed"
+say "all $n commit(s) build drivers/xen/ for ${ARCHES[*]}"
