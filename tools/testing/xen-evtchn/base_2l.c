@@ -14,6 +14,7 @@
  */
 #include "evr_shim.h"
 #include "evtchn_2l_replay.h"
+#include "base_2l.h"
 
 #define EVR_CAT2(a, b) a##b
 #define EVR_CAT(a, b) EVR_CAT2(a, b)
@@ -31,7 +32,7 @@
 #define EVTCHNOP_unmask 9
 #define EVR_TIMER_IRQ_BASE 100000
 
-typedef int irqreturn_t;
+#define irqreturn_t int
 #define IRQ_HANDLED 1
 
 struct shared_info {
@@ -64,24 +65,59 @@ static unsigned int evr_this_cpu;
 #define smp_processor_id() evr_this_cpu
 #define get_cpu() evr_this_cpu
 #define put_cpu() do { } while (0)
-#define for_each_online_cpu(cpu) \
-	for ((cpu) = 0; (cpu) < (int)evr_sim->nr_cpus; (cpu)++)
-
-#define BUG_ON(x) do { if (x) abort(); } while (0)
-#define irqs_disabled() true
-#define smp_wmb() do { } while (0)
-#define xen_hvm_domain() false
-#define xchg_xen_ulong(ptr, val) \
-	({ __typeof__(*(ptr)) __old = *(ptr); *(ptr) = (val); __old; })
+#define for_each_online_cpu(c) for (c = 0; c < evr_nr_cpus(); c++)
 #define DEFINE_SPINLOCK(name) int name
 #define spin_lock_irqsave(lock, flags) ((void)(lock), (flags) = 0)
 #define spin_unlock_irqrestore(lock, flags) ((void)(lock), (void)(flags))
-#define printk(...) fprintf(stderr, __VA_ARGS__)
+#define printk(fmt, ...) fprintf(stderr, fmt, ##__VA_ARGS__)
 #define pr_info(fmt, ...) fprintf(stderr, fmt, ##__VA_ARGS__)
-#define get_irq_regs() ((struct pt_regs *)NULL)
-#define xen_irqs_disabled(regs) 0
 
 static struct evr_sim *evr_sim;
+
+static int evr_nr_cpus(void)
+{
+	return evr_sim->nr_cpus;
+}
+
+static void BUG_ON(bool cond)
+{
+	if (cond)
+		abort();
+}
+
+static bool irqs_disabled(void)
+{
+	return true;
+}
+
+/* One thread: no barrier is needed. */
+static void smp_wmb(void)
+{
+}
+
+static bool xen_hvm_domain(void)
+{
+	return false;
+}
+
+static xen_ulong_t xchg_xen_ulong(xen_ulong_t *ptr, xen_ulong_t val)
+{
+	xen_ulong_t old = *ptr;
+
+	*ptr = val;
+	return old;
+}
+
+static struct pt_regs *get_irq_regs(void)
+{
+	return NULL;
+}
+
+static int xen_irqs_disabled(struct pt_regs *regs)
+{
+	return 0;
+}
+
 static struct shared_info evr_shared_info;
 static struct shared_info *HYPERVISOR_shared_info = &evr_shared_info;
 static struct vcpu_info evr_vcpu_info[EVR_MAX_CPUS];
@@ -167,8 +203,6 @@ static void evr_store_sel(void)
 	for (c = 0; c < EVR_MAX_CPUS; c++)
 		evr_sim->cpu[c].sel = evr_vcpu_info[c].evtchn_pending_sel;
 }
-
-void EVR_W(evr_base_pass_w)(struct evr_sim *sim, unsigned int cpu);
 
 void EVR_W(evr_base_pass_w)(struct evr_sim *sim, unsigned int cpu)
 {

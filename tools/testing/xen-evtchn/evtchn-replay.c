@@ -15,9 +15,7 @@
 
 #include "evr_shim.h"
 #include "evtchn_2l_replay.h"
-
-void evr_base_pass_w32(struct evr_sim *sim, unsigned int cpu);
-void evr_base_pass_w64(struct evr_sim *sim, unsigned int cpu);
+#include "base_2l.h"
 
 /* Linux 6.12's function, built for the script's word width. */
 static void evr_pass_base(struct evr_sim *sim, unsigned int cpu)
@@ -38,10 +36,13 @@ static const struct evr_policy *const policies[] = {
 	&evr_policy_rr, &evr_policy_base, &evr_policy_lowest,
 };
 
+static const char usage_text[] =
+	"usage: evtchn-replay [--policy rr|base|lowest] [--word-bits 32|64]\n"
+	"                     [--stats] FILE|-\n";
+
 static void usage(void)
 {
-	fprintf(stderr,
-		"usage: evtchn-replay [--policy rr|base|lowest] [--word-bits 32|64] [--stats] FILE|-\n");
+	fputs(usage_text, stderr);
 	exit(2);
 }
 
@@ -109,7 +110,8 @@ int main(int argc, char **argv)
 				if (!strcmp(name, policies[p]->name))
 					policy = policies[p];
 			if (!policy) {
-				fprintf(stderr, "evtchn-replay: unknown policy '%s' (rr, base or lowest)\n",
+				fprintf(stderr,
+					"evtchn-replay: unknown policy '%s' (rr, base or lowest)\n",
 					name);
 				exit(2);
 			}
@@ -117,7 +119,8 @@ int main(int argc, char **argv)
 			const char *w = argv[++i];
 
 			if (strcmp(w, "32") && strcmp(w, "64")) {
-				fprintf(stderr, "evtchn-replay: --word-bits must be 32 or 64, not '%s'\n",
+				fprintf(stderr,
+					"evtchn-replay: --word-bits must be 32 or 64, not '%s'\n",
 					w);
 				exit(2);
 			}

@@ -70,12 +70,17 @@ cli() {
 	fi
 }
 cli "evtchn-replay: $tmp/missing.replay: No such file or directory" "$tmp/missing.replay"
-cli "evtchn-replay: unknown policy 'fifo' (rr, base or lowest)" --policy fifo "$corpus/every-port.replay"
-cli "evtchn-replay: --word-bits must be 32 or 64, not '48'" --word-bits 48 "$corpus/every-port.replay"
+any=$corpus/every-port.replay
+cli "evtchn-replay: unknown policy 'fifo' (rr, base or lowest)" --policy fifo "$any"
+cli "evtchn-replay: --word-bits must be 32 or 64, not '48'" --word-bits 48 "$any"
 
 # Standard input, and --word-bits as the default geometry.
 printf 'pend 1023\nupcall 0\n' | $replay --word-bits 32 - >"$tmp/out" 2>"$tmp/err"
-if [ "$(cat "$tmp/out")" = "upcall cpu=0 serviced=1023 cursor=0" ]; then ok; else bad "stdin, --word-bits 32: $(cat "$tmp/out" "$tmp/err")"; fi
+if [ "$(cat "$tmp/out")" = "upcall cpu=0 serviced=1023 cursor=0" ]; then
+	ok
+else
+	bad "stdin, --word-bits 32: $(cat "$tmp/out" "$tmp/err")"
+fi
 
 echo "replay: $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -52,16 +52,44 @@ typedef uint32_t evtchn_port_t;
 #define likely(x) __builtin_expect(!!(x), 1)
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define U32_MAX UINT32_MAX
-#define min(a, b) ((a) < (b) ? (a) : (b))
-#define min_t(t, a, b) ((t)(a) < (t)(b) ? (t)(a) : (t)(b))
+
+static inline u64 evr_min_u64(u64 a, u64 b)
+{
+	return a < b ? a : b;
+}
+
+/* The engine's only uses: min() of u32s and min_t(u64, ...). */
+#define min(a, b) evr_min_u64(a, b)
+#define min_t(t, a, b) ((t)evr_min_u64(a, b))
 
 /* Allocation. */
-#define GFP_KERNEL 0
-#define kzalloc(n, gfp) calloc(1, (n))
-#define kmalloc(n, gfp) malloc(n)
-#define kvcalloc(n, s, gfp) calloc((n), (s))
-#define kfree(p) free(p)
-#define kvfree(p) free(p)
+typedef unsigned int gfp_t;
+#define GFP_KERNEL 0u
+
+static inline void *kzalloc(size_t n, gfp_t gfp)
+{
+	return calloc(1, n);
+}
+
+static inline void *kmalloc(size_t n, gfp_t gfp)
+{
+	return malloc(n);
+}
+
+static inline void *kvcalloc(size_t n, size_t size, gfp_t gfp)
+{
+	return calloc(n, size);
+}
+
+static inline void kfree(const void *p)
+{
+	free((void *)p);
+}
+
+static inline void kvfree(const void *p)
+{
+	free((void *)p);
+}
 
 /* Formatting. */
 static inline int vscnprintf(char *buf, size_t size, const char *fmt,
@@ -117,22 +145,22 @@ static inline unsigned int __ffs64(u64 w)
 #define EVR_BYTE(addr, nr) (((unsigned char *)(addr))[(nr) / 8])
 #define EVR_BYTE_BIT(nr) (1u << ((nr) % 8))
 
-static inline void set_bit(long nr, volatile unsigned long *addr)
+static inline void set_bit(long nr, unsigned long *addr)
 {
 	EVR_BYTE(addr, nr) |= EVR_BYTE_BIT(nr);
 }
 
-static inline void clear_bit(long nr, volatile unsigned long *addr)
+static inline void clear_bit(long nr, unsigned long *addr)
 {
 	EVR_BYTE(addr, nr) &= ~EVR_BYTE_BIT(nr);
 }
 
-static inline bool test_bit(long nr, const volatile unsigned long *addr)
+static inline bool test_bit(long nr, const unsigned long *addr)
 {
 	return EVR_BYTE(addr, nr) & EVR_BYTE_BIT(nr);
 }
 
-static inline bool test_and_set_bit(long nr, volatile unsigned long *addr)
+static inline bool test_and_set_bit(long nr, unsigned long *addr)
 {
 	bool old = test_bit(nr, addr);
 
