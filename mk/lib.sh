@@ -12,8 +12,9 @@ LINUX=$BUILD/linux
 LOGS=$BUILD/logs
 
 # The kernel builds started by these scripts are independent of the make
-# that may have started us: don't leak its flags, jobserver or command-line
-# variables (e.g. ARCH=, KCONFIG=) into them.
+# that may have started us: don't hand its flags, jobserver or command-line
+# overrides on to them.  (ARCH, CROSS_COMPILE and CC are always passed to
+# the kernel's make explicitly.)
 unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES GNUMAKEFLAGS
 
 die() {
