@@ -29,7 +29,7 @@ kunit: tree
 # >>> Hook for the replay tool's userspace tests.  mk/replay.mk belongs to
 # the replay tool: its 'check' target runs the tests and writes the number
 # of passed tests (one integer) to build/logs/replay-check.count.
-replay-check: deps
+replay-check: tree
 	@rm -f build/logs/replay-check.count
 	@test -f mk/replay.mk || { echo "replay-check: mk/replay.mk missing (replay tests not hooked up yet)" >&2; exit 1; }
 	@$(MAKE) -f mk/replay.mk check
