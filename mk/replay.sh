@@ -24,21 +24,41 @@ for f in events_2l.c events_internal.h; do
 	fi
 done
 
-tool=(make -C "$LINUX/tools/testing/xen-evtchn" -s OUTPUT="$out/" BASE_SRC="$base/events_2l.c")
+# Two builds: the host's (64-bit: unsigned long and xen_ulong_t alike), and
+# 32-bit Arm's (unsigned long 32 bits, xen_ulong_t 64), run with qemu-user.
+# Each has outputs that hold for it only (tests/lp64, tests/arm32).
+tool() {
+	make -C "$LINUX/tools/testing/xen-evtchn" -s BASE_SRC="$base/events_2l.c" "$@"
+}
+host=(OUTPUT="$out/" GOLDEN=tests/lp64)
+arm32=(OUTPUT="$out/arm32/" CC=arm-linux-gnueabihf-gcc LDFLAGS=-static
+	RUN=qemu-arm-static GOLDEN=tests/arm32)
+mkdir -p "$out/arm32"
+
 if [[ ${1:-} != check ]]; then
-	"${tool[@]}"
-	say "built $out/evtchn-replay"
+	tool "${host[@]}"
+	tool "${arm32[@]}"
+	say "built $out/evtchn-replay and $out/arm32/evtchn-replay (32-bit Arm, run with qemu-arm-static)"
 	exit 0
 fi
 
 log=$LOGS/replay-check.log
 rm -f "$LOGS/replay-check.count"
-say "replay tests (log: $log)"
+say "replay tests, host and 32-bit Arm builds (log: $log)"
 set +e
-"${tool[@]}" check 2>&1 | tee "$log"
+{
+	echo "== host build"
+	tool "${host[@]}" check
+	echo "== 32-bit Arm build (qemu-arm-static)"
+	tool "${arm32[@]}" check
+} 2>&1 | tee "$log"
 rc=${PIPESTATUS[0]}
 set -e
-summary=$(grep -E '^replay: [0-9]+ passed, [0-9]+ failed$' "$log" | tail -n 1)
-[[ $rc -eq 0 && -n $summary ]] || die "replay tests failed (log: $log)"
-read -r _ passed _ <<<"$summary"
+mapfile -t summaries < <(grep -E '^replay: [0-9]+ passed, [0-9]+ failed$' "$log")
+[[ $rc -eq 0 && ${#summaries[@]} -eq 2 ]] || die "replay tests failed (log: $log)"
+passed=0
+for line in "${summaries[@]}"; do
+	read -r _ n _ <<<"$line"
+	passed=$((passed + n))
+done
 echo "$passed" >"$LOGS/replay-check.count"

@@ -1,11 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# run-tests.sh REPLAY CORPUS TESTS: the evtchn-replay checks.
+# run-tests.sh REPLAY CORPUS TESTS [GOLDEN...]: the evtchn-replay checks.
 #
 #  - every corpus script passes (its expect lines hold) with --policy rr;
 #  - TESTS/NAME.POLICY.out is the exact output of
-#    "--policy POLICY --stats TESTS/NAME.replay";
+#    "--policy POLICY --stats TESTS/NAME.replay", and so for each further
+#    GOLDEN directory: outputs that hold for one build only (tests/lp64 for
+#    64-bit builds, tests/arm32 for 32-bit Arm), of scripts in that
+#    directory or in TESTS;
 #  - each TESTS/errors/*.replay, whose first line is "# error: LINE: MSG",
 #    exits 2 with exactly "FILE:LINE: MSG" on stderr, and prints on
 #    stdout only what TESTS/errors/NAME.out holds (or nothing);
@@ -16,6 +19,7 @@
 
 set -u
 replay=$1 corpus=$2 tests=$3
+shift 3
 pass=0 fail=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -31,10 +35,11 @@ for f in "$corpus"/*.replay; do
 	if [ $rc -eq 0 ]; then ok; else bad "$f (rr): exit $rc: $(cat "$tmp/err")"; fi
 done
 
-for want in "$tests"/*.*.out; do
+for want in "$tests"/*.*.out $(for d in "$@"; do echo "$d"/*.*.out; done); do
 	base=${want%.out}
 	policy=${base##*.}
 	script=${base%.*}.replay
+	[ -f "$script" ] || script=$tests/$(basename "$script")
 	run --policy "$policy" --stats "$script"
 	if [ $rc -eq 0 ] && diff -u "$want" "$tmp/out" >"$tmp/diff"; then
 		ok
