@@ -43,3 +43,10 @@ status=0
 python3 tools/testing/kunit/kunit.py "${args[@]}" 2>&1 | tee "$log" || status=$?
 stop_ticker
 ((status == 0)) || die "kunit.py failed (exit $status); full log: $log"
+
+# A sanitizer report fails the run even where it did not fail a test
+# (kunit.py keeps the kernel's whole console output in test.log).
+if grep -E 'UBSAN:|BUG: KASAN|BUG: KFENCE' "$bdir/test.log" >"$bdir/sanitizer-reports.txt"; then
+	cat "$bdir/sanitizer-reports.txt"
+	die "sanitizer report(s) in $bdir/test.log"
+fi

@@ -1,0 +1,55 @@
+#!/bin/bash
+# mk/check.sh: the KUnit part of 'make check', then its summary line.
+#
+# Runs the suite (mk/kunit.sh) in each configuration of KUNIT_CONFIGS
+# (default: all), going on after a failure, and prints one line per
+# configuration and "check: N passed, M failed", counting the replay tests
+# too (build/logs/replay-check.count, from mk/replay.sh check).
+#   x86_64, arm64, arm   the suite under QEMU for that architecture
+#   x86_64-san           x86_64 with KASAN and UBSAN (shift, bounds)
+set -euo pipefail
+# shellcheck source=mk/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+configs=${KUNIT_CONFIGS:-x86_64 arm64 arm x86_64-san}
+SANITIZERS="CONFIG_KASAN=y CONFIG_UBSAN=y CONFIG_UBSAN_SHIFT=y CONFIG_UBSAN_BOUNDS=y"
+
+passed=0 failed=0 skipped=0
+results=()
+for cfg in $configs; do
+	arch=${cfg%-san}
+	env=()
+	if [[ $cfg == *-san ]]; then
+		env=(KUNIT_BUILD_DIR="kunit-$cfg" KUNIT_KCONFIG_ADD="$SANITIZERS")
+	fi
+	say "== KUnit, $cfg"
+	status=0
+	env "${env[@]}" "$(dirname "$0")/kunit.sh" "$arch" || status=$?
+	log=$LOGS/kunit-$cfg.log
+	line=$(sed 's/\x1b\[[0-9;]*m//g' "$log" 2>/dev/null |
+		grep -o 'Testing complete\. Ran [0-9]* tests:.*' | tail -n 1) || true
+	count() { grep -oP "\\b$1: \\K[0-9]+" <<<"$line" || echo 0; }
+	p=$(count passed)
+	f=$(($(count failed) + $(count crashed) + $(count errors)))
+	s=$(count skipped)
+	# A run that failed without failing a test (build error, sanitizer
+	# report, no summary) counts as one failure.
+	if ((status != 0 && f == 0)); then
+		f=1
+	fi
+	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+	results+=("$(printf '%-12s %4d passed, %d failed, %d skipped  (%s)' "$cfg" "$p" "$f" "$s" "$log")")
+done
+
+countfile=$LOGS/replay-check.count
+if [[ -f $countfile ]]; then
+	replay=$(tr -d '[:space:]' <"$countfile")
+	[[ $replay =~ ^[0-9]+$ ]] || die "$countfile does not hold one integer"
+	passed=$((passed + replay))
+	results+=("$(printf '%-12s %4d passed  (%s)' replay "$replay" "$LOGS/replay-check.log")")
+fi
+
+say "summary:"
+printf '  %s\n' "${results[@]}"
+echo "check: $passed passed, $failed failed$( ((skipped == 0)) || echo ", $skipped skipped")"
+((failed == 0 && passed > 0))
