@@ -27,6 +27,9 @@
 #include <xen/interface/xen.h>
 #include <xen/interface/event_channel.h>
 
+/* Bits per word of the 2-level bitmaps: each word is a xen_ulong_t. */
+#define BITS_PER_EVTCHN_WORD (sizeof(xen_ulong_t) * 8)
+
 /**
  * struct evtchn_2l_cursor - where the next scan on one CPU starts
  * @port: the first port the next pass considers, in the range
@@ -114,7 +117,7 @@ static __always_inline void evtchn_2l_scan_word(unsigned int word,
 	xen_ulong_t bits = active(word, data) & considered;
 
 	while (bits) {
-		unsigned int port = word * word_bits + __ffs64(bits);
+		evtchn_port_t port = word * word_bits + __ffs64(bits);
 
 		bits &= bits - 1;
 		service(port, data);

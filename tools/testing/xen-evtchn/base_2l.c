@@ -11,10 +11,18 @@
  * the engine's state is copied into those before the pass and after each
  * service, and the selector and cursor are copied back.  The 6.12 code
  * writes nothing else.
+ *
+ * Built with EVR_BASE_LEAN (64-bit words only), it is evtchn-bench's
+ * "base" policy instead: the 6.12 code runs on its own shared_info and
+ * per-CPU state, which the bench sets directly, with the bench's service
+ * (bench.h) and no engine, and it exports evb_upcall_base().
  */
 #include "evr_shim.h"
 #include "evtchn_2l_replay.h"
 #include "base_2l.h"
+#ifdef EVR_BASE_LEAN
+#include "bench.h"
+#endif
 
 #define EVR_CAT2(a, b) a##b
 #define EVR_CAT(a, b) EVR_CAT2(a, b)
@@ -51,7 +59,11 @@ struct evtchn_unmask {
 };
 
 struct evtchn_loop_ctrl {
+#ifdef EVR_BASE_LEAN
+	struct evb_state *st;
+#else
 	unsigned int count;
+#endif
 };
 
 struct pt_regs;
@@ -123,9 +135,6 @@ static struct shared_info *HYPERVISOR_shared_info = &evr_shared_info;
 static struct vcpu_info evr_vcpu_info[EVR_MAX_CPUS];
 static DEFINE_PER_CPU(struct vcpu_info *, xen_vcpu);
 
-static void evr_load(void);
-static void evr_store_sel(void);
-
 static unsigned int cpu_from_evtchn(evtchn_port_t evtchn)
 {
 	return evr_sim->port_cpu[evtchn];
@@ -141,15 +150,31 @@ static int HYPERVISOR_event_channel_op(int op, void *arg)
 	abort();	/* Only the unmask slow path calls it; replay never does. */
 }
 
-static int irq_evtchn_from_virq(unsigned int cpu, unsigned int virq,
-				evtchn_port_t *evtchn)
-{
-	unsigned int port = evr_sim->cpu[cpu].timer_port;
+#ifdef EVR_BASE_LEAN
+static struct evb_state *evb_st;
 
-	if (virq != VIRQ_TIMER || port == EVR_NO_PORT)
-		return -1;
-	*evtchn = port;
-	return EVR_TIMER_IRQ_BASE + port;
+static unsigned int evr_timer_port(unsigned int cpu)
+{
+	return evb_st->timer_port;
+}
+
+static void evr_base_service(evtchn_port_t port)
+{
+	evb_service(evb_st, port);
+}
+
+static void handle_irq_for_port(evtchn_port_t port,
+				struct evtchn_loop_ctrl *ctrl)
+{
+	evb_service(ctrl->st, port);
+}
+#else
+static void evr_load(void);
+static void evr_store_sel(void);
+
+static unsigned int evr_timer_port(unsigned int cpu)
+{
+	return evr_sim->cpu[cpu].timer_port;
 }
 
 static void evr_base_service(evtchn_port_t port)
@@ -165,6 +190,18 @@ static void handle_irq_for_port(evtchn_port_t port,
 	ctrl->count++;
 	evr_base_service(port);
 }
+#endif
+
+static int irq_evtchn_from_virq(unsigned int cpu, unsigned int virq,
+				evtchn_port_t *evtchn)
+{
+	unsigned int port = evr_timer_port(cpu);
+
+	if (virq != VIRQ_TIMER || port == EVR_NO_PORT)
+		return -1;
+	*evtchn = port;
+	return EVR_TIMER_IRQ_BASE + port;
+}
 
 static int generic_handle_irq(unsigned int irq)
 {
@@ -172,10 +209,49 @@ static int generic_handle_irq(unsigned int irq)
 	return 0;
 }
 
+/* The 6.12 file defines it itself (events_2l_scan.h came later). */
+#undef BITS_PER_EVTCHN_WORD
 #include EVR_BASE_SRC
 
 const struct evtchn_ops *evtchn_ops;
 
+#ifdef EVR_BASE_LEAN
+#if EVTCHN_WORDS != EVB_WORD_BITS
+#error EVR_BASE_LEAN needs EVR_XEN_ULONG_BITS=64
+#endif
+
+/* Point @st at this copy's state: CPU 0, every port bound to it. */
+void evb_base_attach(struct evb_state *st)
+{
+	evb_st = st;
+	evr_this_cpu = 0;
+	xen_vcpu[0] = &evr_vcpu_info[0];
+	memset(cpu_evtchn_mask[0], 0xff, sizeof(cpu_evtchn_mask[0]));
+	st->pending = evr_shared_info.evtchn_pending;
+	st->mask = evr_shared_info.evtchn_mask;
+	st->bound = cpu_evtchn_mask[0];
+	st->sel = &evr_vcpu_info[0].evtchn_pending_sel;
+	st->upcall_pending = &evr_vcpu_info[0].evtchn_upcall_pending;
+}
+
+void evb_base_set_cursor(unsigned int port)
+{
+	current_word_idx[0] = port / EVTCHN_WORDS;
+	current_bit_idx[0] = port % EVTCHN_WORDS;
+}
+
+static void evb_pass_base(struct evb_state *st)
+{
+	struct evtchn_loop_ctrl ctrl = { .st = st };
+
+	evtchn_ops_2l.handle_events(0, &ctrl);
+}
+
+noinline void evb_upcall_base(struct evb_state *st)
+{
+	evb_upcall(st, evb_pass_base);
+}
+#else
 /* Engine state -> what the 6.12 code reads. */
 static void evr_load(void)
 {
@@ -222,3 +298,4 @@ void EVR_W(evr_base_pass_w)(struct evr_sim *sim, unsigned int cpu)
 	sim->cpu[cpu].cursor.port = current_word_idx[cpu] * EVTCHN_WORDS +
 				    current_bit_idx[cpu];
 }
+#endif /* EVR_BASE_LEAN */

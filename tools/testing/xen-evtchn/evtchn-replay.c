@@ -17,6 +17,7 @@
 #include "evtchn_2l_replay.h"
 #include "base_2l.h"
 
+#ifndef EVR_NO_BASE
 /* Linux 6.12's function, built for the script's word width. */
 static void evr_pass_base(struct evr_sim *sim, unsigned int cpu)
 {
@@ -31,9 +32,13 @@ static const struct evr_policy evr_policy_base = {
 	.pass = evr_pass_base,
 	.uses_cursor = true,
 };
+#endif
 
 static const struct evr_policy *const policies[] = {
-	&evr_policy_rr, &evr_policy_base, &evr_policy_lowest,
+	&evr_policy_rr, &evr_policy_lowest,
+#ifndef EVR_NO_BASE
+	&evr_policy_base,
+#endif
 };
 
 static const char usage_text[] =
@@ -109,6 +114,11 @@ int main(int argc, char **argv)
 			for (p = 0; p < ARRAY_SIZE(policies); p++)
 				if (!strcmp(name, policies[p]->name))
 					policy = policies[p];
+			if (!policy && !strcmp(name, "base")) {
+				fprintf(stderr,
+					"evtchn-replay: policy 'base' not built in (build with BASE_SRC=)\n");
+				exit(2);
+			}
 			if (!policy) {
 				fprintf(stderr,
 					"evtchn-replay: unknown policy '%s' (rr, base or lowest)\n",

@@ -696,8 +696,10 @@ static void evr_cmd_geometry(struct evr_sim *sim, struct evr_line *l)
 	else
 		cpus = v;
 	ret = evr_sim_set_geometry(sim, word_bits, cpus);
-	if (ret == -EOPNOTSUPP)
+	if (ret == -EOPNOTSUPP) {
 		evr_error(sim, "word-bits %u is wider than xen_ulong_t here", v);
+		sim->unsupported = true;
+	}
 	else if (ret && bits)
 		evr_error(sim, "word-bits must be 32 or 64, not %u", v);
 	else if (ret)
@@ -866,7 +868,7 @@ int evr_run_script(struct evr_sim *sim, const char *name, const char *text,
 	}
 	kfree(l);
 	if (sim->err[0])
-		return -EINVAL;
+		return sim->unsupported ? -EOPNOTSUPP : -EINVAL;
 	if (stats)
 		evr_emit_stats(sim);
 	return 0;

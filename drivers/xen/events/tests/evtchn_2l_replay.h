@@ -97,8 +97,19 @@ struct evr_port_stats {
  * @passes: passes of the last upcall.
  * @upcalls: upcalls run so far.
  * @expects: expect checks that passed.
- * @rules: "on PORT pend ..." rules; @targets holds their ports.
+ * @log_cap: room in @log.
+ * @rules: the "on PORT pend ..." rules.
+ * @nr_rules: entries in @rules.
+ * @targets: the ports the rules pend, @rules[i].count from .first.
+ * @nr_targets: entries in @targets.
  * @stats: per-port service statistics.
+ * @name: the script's name, for error messages.
+ * @line: the line being run.
+ * @started: a command other than word-bits or cpus has run.
+ * @has_upcall: an upcall has run (expect needs one).
+ * @unsupported: the script needs a geometry this build lacks.
+ * @emit: where output goes (may be NULL).
+ * @emit_ctx: context for @emit.
  * @err: the first error, as "NAME:LINE: message"; empty if none.
  */
 struct evr_sim {
@@ -132,6 +143,7 @@ struct evr_sim {
 	unsigned int line;
 	bool started;
 	bool has_upcall;
+	bool unsupported;
 	void (*emit)(void *ctx, const char *text);
 	void *emit_ctx;
 	char err[256];
@@ -175,7 +187,8 @@ unsigned int evr_cursor(const struct evr_sim *sim, unsigned int cpu);
  * Output goes to @sim->emit.  On the first error the script stops and
  * @sim->err holds "NAME:LINE: message".
  *
- * Return: 0, or -EINVAL on a script error.
+ * Return: 0; -EOPNOTSUPP if the script asks for words wider than
+ * xen_ulong_t; -EINVAL on any other error.
  */
 int evr_run_script(struct evr_sim *sim, const char *name, const char *text,
 		   size_t len, bool stats);

@@ -47,6 +47,7 @@ typedef uint32_t evtchn_port_t;
 #undef __always_inline
 #define __always_inline inline __attribute__((__always_inline__))
 #define __printf(a, b) __attribute__((__format__(printf, a, b)))
+#define noinline __attribute__((__noinline__))
 #define __init
 #define unlikely(x) __builtin_expect(!!(x), 0)
 #define likely(x) __builtin_expect(!!(x), 1)
