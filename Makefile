@@ -7,7 +7,8 @@ MAKEFLAGS += --no-print-directory
 
 ARCH ?= x86_64
 
-.PHONY: all deps tree kunit replay-check check series bisect-build clean
+.PHONY: all deps tree kunit replay-check check series bisect-build clean \
+	bench
 
 # Default: the patched, dom0-capable x86_64 kernel in build/out/
 # (mk/kernel.sh; KCONFIG=/path/to/.config replaces defconfig + xen.config).
@@ -47,3 +48,9 @@ bisect-build: tree
 
 clean:
 	rm -rf build
+
+# Measurements of the scan (tree: the base commit's events_2l.c is the
+# "base" policy).  bench: instructions and ns per serviced port of rr,
+# base and lowest (mk/bench.sh, table in build/out/bench.txt).
+bench: tree
+	@mk/bench.sh

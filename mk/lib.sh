@@ -132,3 +132,38 @@ kunit_build_dir() {
 kunit_log() {
 	echo "$LOGS/$(basename "$(kunit_build_dir "$1")").log"
 }
+
+# extract_base_src: Linux 6.12's events_2l.c and events_internal.h, from
+# the base commit of build/linux, in build/replay/base/drivers/xen/events/
+# (rewritten only when they change); sets BASE_SRC to that events_2l.c.
+extract_base_src() {
+	local dir=$BUILD/replay/base/drivers/xen/events f tmp
+	require_tree
+	mkdir -p "$dir"
+	for f in events_2l.c events_internal.h; do
+		tmp=$(mktemp "$dir/.$f.XXXXXX")
+		if ! git -C "$LINUX" show "base:drivers/xen/events/$f" >"$tmp"; then
+			rm -f "$tmp"
+			die "cannot read drivers/xen/events/$f from the base commit of build/linux"
+		fi
+		if cmp -s "$tmp" "$dir/$f"; then
+			rm "$tmp"
+		else
+			mv "$tmp" "$dir/$f"
+		fi
+	done
+	BASE_SRC=$dir/events_2l.c
+}
+
+# xen_evtchn_make OUT ARGS...: make ARGS in the repo's own
+# tools/testing/xen-evtchn (the files the series adds, as build/linux has
+# them after 'make tree'), objects and binaries in OUT, the "base" policy
+# compiled from extract_base_src.
+xen_evtchn_make() {
+	local out=$1
+	shift
+	extract_base_src
+	mkdir -p "$out"
+	make -C "$ROOT/tools/testing/xen-evtchn" -s OUTPUT="$out/" \
+		BASE_SRC="$BASE_SRC" "$@"
+}

@@ -24,8 +24,8 @@
 #include "bench.h"
 
 #define EVB_COUNT_UPCALLS	4	/* upcalls per cell under callgrind */
-#define EVB_TRIALS		51
-#define EVB_BATCH_PORTS		100000	/* ports serviced per timed batch */
+#define EVB_TRIALS		101
+#define EVB_BATCH_PORTS		200000	/* ports serviced per timed batch */
 
 extern char **environ;
 
@@ -58,9 +58,9 @@ static const struct evb_family families[] = {
 	{ "512 dense",			0,   1,  512,   0,  0 },
 	{ "4096 (all)",			0,   1, 4096,   0,  0 },
 	{ "1 port flooding itself",	0,   1,    1,   0, 63 },
-	{ "512 dense, cursor 192",	0,   1,  512, 192,  0 },
-	{ "512 dense, cursor 224",	0,   1,  512, 224,  0 },
-	{ "512 dense, cursor 255",	0,   1,  512, 255,  0 },
+	{ "512 dense, cursor 192 (word start)",	0,   1,  512, 192,  0 },
+	{ "512 dense, cursor 224 (mid-word)",	0,   1,  512, 224,  0 },
+	{ "512 dense, cursor 255 (word end)",	0,   1,  512, 255,  0 },
 };
 
 #define EVB_NR_FAMILIES ARRAY_SIZE(families)
@@ -449,8 +449,9 @@ static void evb_cpu_model(char *buf, size_t size)
 
 static void evb_header(unsigned int trials)
 {
-	char cpu[128], load[64] = "?";
+	char cpu[128], load[64] = "?", date[32];
 	FILE *fp = fopen("/proc/loadavg", "r");
+	time_t now = time(NULL);
 
 	if (fp) {
 		if (fgets(load, sizeof(load), fp))
@@ -458,7 +459,9 @@ static void evb_header(unsigned int trials)
 		fclose(fp);
 	}
 	evb_cpu_model(cpu, sizeof(cpu));
-	printf("evtchn-bench: cost per serviced port of one 2-level event channel upcall\n");
+	strftime(date, sizeof(date), "%F %H:%M UTC", gmtime(&now));
+	printf("evtchn-bench: cost per serviced port of one 2-level event channel upcall, %s\n",
+	       date);
 	printf("machine:  %s, %ld CPUs online, load average %s at the start\n",
 	       cpu, sysconf(_SC_NPROCESSORS_ONLN), load);
 	printf("compiler: gcc %s, %s\n", __VERSION__, EVB_CFLAGS);
@@ -477,7 +480,10 @@ static void evb_header(unsigned int trials)
 	       EVB_COUNT_UPCALLS);
 	printf("ns:       clock_gettime(CLOCK_MONOTONIC) around a batch of about %d serviced ports (reset +\n"
 	       "          upcall, each), minus the same batch with an empty function for the upcall, divided\n"
-	       "          by the ports serviced; median of %u trials, policies interleaved in each trial.\n",
+	       "          by the ports serviced; median of %u trials, policies interleaved in each trial.\n"
+	       "          A marginal cost in a tight loop: the CPU overlaps an upcall with the next reset, so\n"
+	       "          the figures for the empty pass and 1 port understate an isolated upcall's latency.\n"
+	       "          Other load on the machine disturbs them; the instruction counts are exact.\n",
 	       EVB_BATCH_PORTS, trials);
 	printf("rr/base:  ratio of the two policies' figures, measured in the same run.\n");
 	printf("families: sparse = evenly spread (one port per word up to 64 ports), dense = ports 0..N-1;\n"
@@ -511,15 +517,15 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	evb_run_callgrind(instr);
 
-	printf("%-26s %5s | %-36s | %s\n", "", "ports",
+	printf("%-36s %5s | %-36s | %s\n", "", "ports",
 	       "instructions per serviced port",
 	       "ns per serviced port (median)");
-	printf("%-26s %5s | %8s %8s %8s %7s | %7s %7s %7s %7s\n", "family",
+	printf("%-36s %5s | %8s %8s %8s %7s | %7s %7s %7s %7s\n", "family",
 	       "/upc.", "rr", "base", "lowest", "rr/base", "rr", "base",
 	       "lowest", "rr/base");
 	for (f = 0; f < EVB_NR_FAMILIES; f++) {
 		evb_time(f, trials, ns);
-		printf("%-26s %5u |", families[f].name, patterns[f].services);
+		printf("%-36s %5u |", families[f].name, patterns[f].services);
 		for (p = 0; p < EVB_NR_POLICIES; p++)
 			printf(" %8.2f", instr[f][p]);
 		printf(" %7.2f |", instr[f][EVB_RR] / instr[f][EVB_BASE]);
