@@ -8,7 +8,7 @@ MAKEFLAGS += --no-print-directory
 ARCH ?= x86_64
 
 .PHONY: all deps tree kunit replay-check check series bisect-build clean \
-	bench
+	bench fairness
 
 # Default: the patched, dom0-capable x86_64 kernel in build/out/
 # (mk/kernel.sh; KCONFIG=/path/to/.config replaces defconfig + xen.config).
@@ -52,5 +52,11 @@ clean:
 # Measurements of the scan (tree: the base commit's events_2l.c is the
 # "base" policy).  bench: instructions and ns per serviced port of rr,
 # base and lowest (mk/bench.sh, table in build/out/bench.txt).
+# fairness: per-guest services in the replay scenarios of
+# tools/testing/xen-evtchn/fairness/ (mk/fairness.sh, build/out/fairness.txt
+# and build/out/fairness-<scenario>.png).
 bench: tree
 	@mk/bench.sh
+
+fairness: tree
+	@mk/fairness.sh
