@@ -14,7 +14,6 @@
  * the same kind of state with the same service and upcall loop
  * (bench.h), so they differ only in their scan.
  */
-#include <spawn.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -26,8 +25,6 @@
 #define EVB_COUNT_UPCALLS	4	/* upcalls per cell under callgrind */
 #define EVB_TRIALS		101
 #define EVB_BATCH_PORTS		200000	/* ports serviced per timed batch */
-
-extern char **environ;
 
 /**
  * struct evb_family - a pattern of active ports
@@ -396,16 +393,26 @@ static void evb_run_callgrind(double instr[][EVB_NR_POLICIES])
 	argv[a++] = "--count";
 	argv[a] = NULL;
 
-	if (posix_spawnp(&pid, "valgrind", NULL, NULL, argv, environ))
-		evb_die("cannot run valgrind (is it installed?)");
-	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
-	    WEXITSTATUS(status))
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		evb_die("fork: %s", strerror(errno));
+	if (!pid) {
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status))
+		evb_die("the callgrind run failed; see %s/valgrind.log", dir);
+	if (WEXITSTATUS(status) == 127)
+		evb_die("cannot run valgrind (run 'make deps')");
+	if (WEXITSTATUS(status))
 		evb_die("the callgrind run failed; see %s/valgrind.log", dir);
 
 	fp = fopen(out + strlen("--callgrind-out-file="), "r");
 	if (!fp)
 		evb_die("cannot read %s/callgrind.out", dir);
-	f = p = ~0U;
+	f = ~0U;
+	p = ~0U;
 	while (fgets(line, sizeof(line), fp)) {
 		unsigned long long n;
 
@@ -417,7 +424,8 @@ static void evb_run_callgrind(double instr[][EVB_NR_POLICIES])
 			instr[f][p] = (double)n / EVB_COUNT_UPCALLS /
 				      (patterns[f].services ?: 1);
 			seen++;
-			f = p = ~0U;
+			f = ~0U;
+			p = ~0U;
 		}
 	}
 	fclose(fp);
@@ -436,7 +444,8 @@ static void evb_cpu_model(char *buf, size_t size)
 
 	snprintf(buf, size, "unknown");
 	while (fp && fgets(line, sizeof(line), fp)) {
-		if (strncmp(line, "model name", 10) || !(v = strchr(line, ':')))
+		v = strchr(line, ':');
+		if (strncmp(line, "model name", 10) || !v)
 			continue;
 		v += 1 + strspn(v + 1, " \t");
 		v[strcspn(v, "\n")] = '\0';
@@ -446,6 +455,40 @@ static void evb_cpu_model(char *buf, size_t size)
 	if (fp)
 		fclose(fp);
 }
+
+/* How the figures are made; printed above the table. */
+static const char evb_method[] =
+"policies: rr = evtchn_2l_scan() (events_2l_scan.h), called as the series'\n"
+"          evtchn_2l_handle_events() calls it; base = Linux 6.12's\n"
+"          evtchn_2l_handle_events(), its events_2l.c compiled unchanged;\n"
+"          lowest = the 2.6.18-era scan (each selector word re-read until it\n"
+"          is empty, lowest port first).\n"
+"service:  the same for all three: clear the port's pending bit and count it\n"
+"          (a no-op service would not do: lowest re-reads a word until it is\n"
+"          empty).  In the flooding family Xen also sends the port again, 63\n"
+"          times, so an upcall services it 64 times, in 1 to 64 passes.\n"
+"          64-bit words, 4096 ports, all bound to CPU 0 and unmasked, no\n"
+"          VIRQ_TIMER port.\n"
+"upcall:   passes while the upcall flag is raised again, as\n"
+"          xen_evtchn_do_upcall() does.  Before each upcall, outside what is\n"
+"          measured, the family's pending bits, selector and cursor are set.\n"
+"instr:    instructions executed in the policy's upcall function and its\n"
+"          callees: this program runs again under valgrind --tool=callgrind\n"
+"          --collect-atstart=no --toggle-collect=evb_upcall_<policy>, with a\n"
+"          client-request dump after each cell's upcalls; divided by the\n"
+"          ports serviced.  Exact and repeatable.\n"
+"ns:       clock_gettime(CLOCK_MONOTONIC) around a batch of upcalls (each\n"
+"          after its reset), minus the same batch with an empty function\n"
+"          for the upcall, divided by the ports serviced; the median over\n"
+"          the trials, the policies interleaved in each trial.  A marginal\n"
+"          cost in a tight loop: the CPU overlaps an upcall with the next\n"
+"          reset, so the empty pass and 1 port understate the latency of a\n"
+"          lone upcall.  Other load on the machine disturbs these figures,\n"
+"          not the instruction counts.\n"
+"rr/base:  the ratio of the two policies' figures, from the same run.\n"
+"families: sparse = evenly spread (one port per word up to 64 ports), dense\n"
+"          = ports 0 to N-1; the cursor is port 0 unless said; the empty\n"
+"          pass is counted per pass, not per port.\n";
 
 static void evb_header(unsigned int trials)
 {
@@ -460,34 +503,14 @@ static void evb_header(unsigned int trials)
 	}
 	evb_cpu_model(cpu, sizeof(cpu));
 	strftime(date, sizeof(date), "%F %H:%M UTC", gmtime(&now));
-	printf("evtchn-bench: cost per serviced port of one 2-level event channel upcall, %s\n",
-	       date);
+	printf("evtchn-bench: cost per serviced port of a 2-level event channel upcall\n");
+	printf("date:     %s\n", date);
 	printf("machine:  %s, %ld CPUs online, load average %s at the start\n",
 	       cpu, sysconf(_SC_NPROCESSORS_ONLN), load);
 	printf("compiler: gcc %s, %s\n", __VERSION__, EVB_CFLAGS);
-	printf("policies: rr = evtchn_2l_scan() (events_2l_scan.h), called as the series' evtchn_2l_handle_events() calls it;\n"
-	       "          base = Linux 6.12's evtchn_2l_handle_events(), its events_2l.c compiled unchanged;\n"
-	       "          lowest = the 2.6.18-era scan (each selector word re-read until empty, lowest port first).\n");
-	printf("service:  the same for all three: clear the port's pending bit and count it (a no-op service\n"
-	       "          would not do: lowest re-reads a word until it is empty); in the flooding family Xen\n"
-	       "          also sends the port again, 63 times, so an upcall services it 64 times in 1-64 passes.\n"
-	       "          64-bit words, 4096 ports, all bound to CPU 0 and unmasked, no VIRQ_TIMER port.\n");
-	printf("upcall:   passes while the upcall flag is raised again (xen_evtchn_do_upcall()); before each\n"
-	       "          upcall, outside what is measured, the family's pending bits, selector and cursor are set.\n");
-	printf("instr:    instructions executed in the policy's upcall function and its callees, counted by\n"
-	       "          valgrind --tool=callgrind --collect-atstart=no --toggle-collect=evb_upcall_<policy>,\n"
-	       "          %d upcalls per cell, divided by the ports serviced; exact and repeatable.\n",
-	       EVB_COUNT_UPCALLS);
-	printf("ns:       clock_gettime(CLOCK_MONOTONIC) around a batch of about %d serviced ports (reset +\n"
-	       "          upcall, each), minus the same batch with an empty function for the upcall, divided\n"
-	       "          by the ports serviced; median of %u trials, policies interleaved in each trial.\n"
-	       "          A marginal cost in a tight loop: the CPU overlaps an upcall with the next reset, so\n"
-	       "          the figures for the empty pass and 1 port understate an isolated upcall's latency.\n"
-	       "          Other load on the machine disturbs them; the instruction counts are exact.\n",
-	       EVB_BATCH_PORTS, trials);
-	printf("rr/base:  ratio of the two policies' figures, measured in the same run.\n");
-	printf("families: sparse = evenly spread (one port per word up to 64 ports), dense = ports 0..N-1;\n"
-	       "          the cursor is port 0 unless said; the empty pass is counted per pass, not per port.\n\n");
+	printf("runs:     instr %d upcalls a cell; ns %u trials of batches of about %d ports\n",
+	       EVB_COUNT_UPCALLS, trials, EVB_BATCH_PORTS);
+	printf("%s\n", evb_method);
 }
 
 int main(int argc, char **argv)
