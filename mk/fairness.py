@@ -183,8 +183,10 @@ def main():
     if len(sys.argv) != 4:
         die("usage: fairness.py TOOL SCENARIOS OUT")
     tool, scn_dir, out = sys.argv[1:]
-    paths = sorted(os.path.join(scn_dir, n) for n in os.listdir(scn_dir)
+    # By name without ".replay": seed before seed-*.
+    names = sorted(n[: -len(".replay")] for n in os.listdir(scn_dir)
                    if n.endswith(".replay"))
+    paths = [os.path.join(scn_dir, n + ".replay") for n in names]
     if not paths:
         die(f"no scenarios in {scn_dir}")
     os.makedirs(out, exist_ok=True)
