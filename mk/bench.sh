@@ -14,7 +14,9 @@ xen_evtchn_make "$BUILD/bench" bench
 mkdir -p "$BUILD/out"
 out=$BUILD/out/bench.txt
 say "running (instruction counts under callgrind first, then timings; a row a family)"
-"$BUILD/bench/evtchn-bench" | tee "$out.tmp" ||
+if ! "$BUILD/bench/evtchn-bench" | tee "$out.tmp"; then
+	rm -f "$out.tmp"
 	die "evtchn-bench failed"
+fi
 mv "$out.tmp" "$out"
 say "saved to $out"
