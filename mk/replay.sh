@@ -10,25 +10,14 @@ set -euo pipefail
 require_tree
 
 out=$BUILD/replay
-base=$out/base/drivers/xen/events
-mkdir -p "$base" "$LOGS"
-
-# The 6.12 files, from the base commit; rewritten only when they change.
-for f in events_2l.c events_internal.h; do
-	git -C "$LINUX" show "base:drivers/xen/events/$f" >"$base/$f.tmp" ||
-		die "cannot read drivers/xen/events/$f from the base commit of build/linux"
-	if cmp -s "$base/$f.tmp" "$base/$f"; then
-		rm "$base/$f.tmp"
-	else
-		mv "$base/$f.tmp" "$base/$f"
-	fi
-done
+extract_base_src
+mkdir -p "$LOGS"
 
 # Two builds: the host's (64-bit: unsigned long and xen_ulong_t alike), and
 # 32-bit Arm's (unsigned long 32 bits, xen_ulong_t 64), run with qemu-user.
 # Each has outputs that hold for it only (tests/lp64, tests/arm32).
 tool() {
-	make -C "$LINUX/tools/testing/xen-evtchn" -s BASE_SRC="$base/events_2l.c" "$@"
+	make -C "$LINUX/tools/testing/xen-evtchn" -s BASE_SRC="$BASE_SRC" "$@"
 }
 host=(OUTPUT="$out/" GOLDEN=tests/lp64)
 arm32=(OUTPUT="$out/arm32/" CC=arm-linux-gnueabihf-gcc LDFLAGS=-static
