@@ -30,8 +30,12 @@ fi
 mkdir -p "$O" "$LOGS"
 : >"$log"
 say "full log: $log"
-# Outputs of an earlier build would no longer match build/linux.
-rm -rf "$OUT" "$OUT.tmp"
+# Outputs of an earlier build would no longer match build/linux.  (Other
+# targets write to build/out/ too: remove only the kernel's.)
+KFILES=(bzImage config System.map)
+rm -rf "$BUILD/kernel-out.tmp"
+for f in "${KFILES[@]}"; do rm -f "$OUT/$f"; done
+rm -f "$OUT"/modules-*.tar.xz
 
 if [[ -n ${KCONFIG:-} ]]; then
 	say "configuring from $KCONFIG (olddefconfig)"
@@ -52,8 +56,8 @@ km -j"$jobs" bzImage modules >>"$log" 2>&1 || fail "build failed after $(fmt_tim
 stop_ticker
 say "built in $(fmt_time $((SECONDS - t0))), $(count_compiled "$log") objects compiled"
 
-# Assemble the outputs under a temporary name; rename when complete.
-tmp=$OUT.tmp
+# Assemble the outputs under a temporary name; move them when complete.
+tmp=$BUILD/kernel-out.tmp
 krel=$(km -s kernelrelease)
 mkdir -p "$tmp/staging"
 cp "$O/arch/x86/boot/bzImage" "$tmp/bzImage"
@@ -63,5 +67,8 @@ say "installing modules and packing modules-$krel.tar.xz ..."
 km INSTALL_MOD_PATH="$tmp/staging" modules_install >>"$log" 2>&1 || fail "modules_install failed"
 (cd "$tmp/staging" && XZ_OPT=-T0 tar --owner=0 --group=0 -cJf "$tmp/modules-$krel.tar.xz" -- *)
 rm -rf "$tmp/staging"
-mv "$tmp" "$OUT"
+mkdir -p "$OUT"
+mv "$tmp/modules-$krel.tar.xz" "$OUT/"
+for f in "${KFILES[@]}"; do mv "$tmp/$f" "$OUT/$f"; done
+rmdir "$tmp"
 say "outputs in $OUT/: bzImage config System.map modules-$krel.tar.xz"
