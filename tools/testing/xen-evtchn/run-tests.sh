@@ -42,8 +42,11 @@ for want in "$tests"/*.*.out $(for d in "$@"; do echo "$d"/*.*.out; done); do
 	if [ "$policy" = base ] && [ -n "${NO_BASE:-}" ]; then
 		continue
 	fi
+	# The script is beside its output, or in TESTS or a GOLDEN directory.
 	script=${base%.*}.replay
-	[ -f "$script" ] || script=$tests/$(basename "$script")
+	for d in "$tests" "$@"; do
+		[ -f "$script" ] || script=$d/$(basename "${base%.*}").replay
+	done
 	run --policy "$policy" --stats "$script"
 	if [ $rc -eq 0 ] && diff -u "$want" "$tmp/out" >"$tmp/diff"; then
 		ok
