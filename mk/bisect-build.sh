@@ -55,8 +55,11 @@ done
 # drivers/xen/events/, without line numbers, sorted (also appended to LOG).
 events_warnings() {
 	kmake "$1" "$2" "$3" -j"$jobs" W=1 C=2 drivers/xen/events/ >>"$4" 2>&1 </dev/null
-	grep -E '^drivers/xen/events/.*(warning|error):' "$4" |
-		sed -E 's/:[0-9]+:[0-9]+:/:/; s/:[0-9]+:/:/' | sort -u
+	# gcc names the file relative to the source tree, sparse with its
+	# absolute path: keep "drivers/xen/events/FILE: message".
+	{ grep -E '(^|/)drivers/xen/events/[^:]*:[0-9]+(:[0-9]+)?: (warning|error):' "$4" || true; } |
+		sed -E 's|^.*/(drivers/xen/events/)|\1|; s/:[0-9]+:[0-9]+:/:/; s/:[0-9]+:/:/' |
+		sort -u
 }
 
 # The warnings base has: later commits may keep them, not add to them.
