@@ -699,11 +699,11 @@ static void evr_cmd_geometry(struct evr_sim *sim, struct evr_line *l)
 	if (ret == -EOPNOTSUPP) {
 		evr_error(sim, "word-bits %u is wider than xen_ulong_t here", v);
 		sim->unsupported = true;
-	}
-	else if (ret && bits)
+	} else if (ret && bits) {
 		evr_error(sim, "word-bits must be 32 or 64, not %u", v);
-	else if (ret)
+	} else if (ret) {
 		evr_error(sim, "cpus must be 1-%u, not %u", EVR_MAX_CPUS, v);
+	}
 }
 
 static void evr_cmd_ports(struct evr_sim *sim, struct evr_line *l,
