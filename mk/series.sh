@@ -20,7 +20,11 @@ say "$n patch(es) and a cover letter in $out/"
 
 # build/linux has no upstream history, so checkpatch cannot resolve the
 # commit ids of Fixes: tags and the like: don't let that fail the series.
-say "checkpatch --strict (commit ids in Fixes: etc. are not verified: no upstream history)"
+# FILE_PATH_CHANGES ("does MAINTAINERS need updating?") fires for any new
+# file; the series' new files are all covered by existing entries
+# (drivers/xen/ and, from patches 5 and 6, Documentation/virt/xen/ and
+# tools/testing/xen-evtchn/ in XEN HYPERVISOR INTERFACE).
+say "checkpatch --strict (not checked: commit ids in Fixes: etc., no upstream history; FILE_PATH_CHANGES, every new file has a MAINTAINERS entry)"
 # checkpatch's stderr (e.g. scripts/spdxcheck.py failing) goes to a log.
 errlog=$LOGS/series-checkpatch-stderr.log
 mkdir -p "$LOGS"
@@ -30,7 +34,7 @@ cd "$LINUX"
 for p in "$out"/*.patch; do
 	name=$(basename "$p")
 	[[ $name != 0000-cover-letter.patch ]] || continue
-	report=$(./scripts/checkpatch.pl --strict --ignore UNKNOWN_COMMIT_ID "$p" 2>>"$errlog") || true
+	report=$(./scripts/checkpatch.pl --strict --ignore UNKNOWN_COMMIT_ID,FILE_PATH_CHANGES "$p" 2>>"$errlog") || true
 	total=$(grep -m1 '^total: ' <<<"$report" || true)
 	if [[ $total =~ ^total:\ 0\ errors,\ 0\ warnings,\ 0\ checks ]]; then
 		echo "  ok    $name"
