@@ -34,7 +34,8 @@ cd "$LINUX"
 for p in "$out"/*.patch; do
 	name=$(basename "$p")
 	[[ $name != 0000-cover-letter.patch ]] || continue
-	report=$(./scripts/checkpatch.pl --strict --ignore UNKNOWN_COMMIT_ID,FILE_PATH_CHANGES "$p" 2>>"$errlog") || true
+	# Debian's python3 (with python3-ply, python3-git) for spdxcheck.py.
+	report=$(PATH=/usr/bin:$PATH ./scripts/checkpatch.pl --strict --ignore UNKNOWN_COMMIT_ID,FILE_PATH_CHANGES "$p" 2>>"$errlog") || true
 	total=$(grep -m1 '^total: ' <<<"$report" || true)
 	if [[ $total =~ ^total:\ 0\ errors,\ 0\ warnings,\ 0\ checks ]]; then
 		echo "  ok    $name"
