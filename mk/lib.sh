@@ -41,8 +41,13 @@ require_tree() {
 		die "build/linux is missing or incomplete; run 'make tree' first"
 }
 
+# CCACHE_BASEDIR/NOHASHDIR: compile commands name files below the repo
+# by absolute path; hash them relative to it, so that a fresh clone in
+# another folder (CI) hits the cache of an earlier one.
 setup_ccache() {
 	export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-5G}
+	export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$ROOT}
+	export CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-true}
 }
 
 # start_ticker LABEL COUNT_CMD...: until stop_ticker (or until COUNT_CMD
