@@ -138,18 +138,18 @@ kunit_log() {
 	echo "$LOGS/$(basename "$(kunit_build_dir "$1")").log"
 }
 
-# extract_base_src: Linux 6.12's events_2l.c and events_internal.h, from
-# the base commit of build/linux, in build/replay/base/drivers/xen/events/
-# (rewritten only when they change); sets BASE_SRC to that events_2l.c.
-extract_base_src() {
-	local dir=$BUILD/replay/base/drivers/xen/events f tmp
+# extract_events_src REV DIR: events_2l.c and events_internal.h of commit
+# REV of build/linux in DIR/drivers/xen/events/ (rewritten only when they
+# change); sets EVENTS_SRC to that events_2l.c.
+extract_events_src() {
+	local rev=$1 dir=$2/drivers/xen/events f tmp
 	require_tree
 	mkdir -p "$dir"
 	for f in events_2l.c events_internal.h; do
 		tmp=$(mktemp "$dir/.$f.XXXXXX")
-		if ! git -C "$LINUX" show "base:drivers/xen/events/$f" >"$tmp"; then
+		if ! git -C "$LINUX" show "$rev:drivers/xen/events/$f" >"$tmp"; then
 			rm -f "$tmp"
-			die "cannot read drivers/xen/events/$f from the base commit of build/linux"
+			die "cannot read drivers/xen/events/$f at $rev in build/linux"
 		fi
 		if cmp -s "$tmp" "$dir/$f"; then
 			rm "$tmp"
@@ -157,7 +157,14 @@ extract_base_src() {
 			mv "$tmp" "$dir/$f"
 		fi
 	done
-	BASE_SRC=$dir/events_2l.c
+	EVENTS_SRC=$dir/events_2l.c
+}
+
+# extract_base_src: Linux 6.12's files, from the base commit, in
+# build/replay/base/; sets BASE_SRC to its events_2l.c.
+extract_base_src() {
+	extract_events_src base "$BUILD/replay/base"
+	BASE_SRC=$EVENTS_SRC
 }
 
 # xen_evtchn_make OUT ARGS...: make ARGS in the repo's own

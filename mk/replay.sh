@@ -11,44 +11,35 @@ require_tree
 
 out=$BUILD/replay
 extract_base_src
-mkdir -p "$LOGS"
+mkdir -p "$LOGS" "$out/arm32" "$out/arm32-fixed"
 
-# Two builds: the host's (64-bit: unsigned long and xen_ulong_t alike), and
-# 32-bit Arm's (unsigned long 32 bits, xen_ulong_t 64), run with qemu-user.
-# Each has outputs that hold for it only (tests/lp64, tests/arm32).
+# The "base" of the third build: 6.12 with the series' two width fixes
+# only, i.e. events_2l.c of the commit before events_2l_scan.h is added.
+adds=$(git -C "$LINUX" log --diff-filter=A --format=%H base..HEAD -- \
+	drivers/xen/events/events_2l_scan.h | tail -n 1)
+[[ -n $adds ]] || die "no commit of the series adds drivers/xen/events/events_2l_scan.h"
+extract_events_src "$adds~1" "$out/fixed"
+
+# Three builds, each with outputs that hold for it only:
+#  host          64-bit: unsigned long and xen_ulong_t alike (tests/lp64);
+#  arm32         unsigned long 32 bits, xen_ulong_t 64, run with qemu-user
+#                (tests/arm32: 6.12 loses events there);
+#  arm32-fixed   the same, "base" being 6.12 plus the width fixes
+#                (tests/arm32-fixed: they are enough).
 tool() {
-	make -C "$LINUX/tools/testing/xen-evtchn" -s BASE_SRC="$BASE_SRC" "$@"
+	make -C "$LINUX/tools/testing/xen-evtchn" -s "$@"
 }
-host=(OUTPUT="$out/" GOLDEN=tests/lp64)
-arm32=(OUTPUT="$out/arm32/" CC=arm-linux-gnueabihf-gcc LDFLAGS=-static
-	RUN=qemu-arm-static GOLDEN=tests/arm32)
-mkdir -p "$out/arm32"
-
-# Third: 32-bit Arm again, "base" being 6.12 with the series' two width
-# fixes only (the events_2l.c of the commit before events_2l_scan.h is
-# added): the outputs in tests/arm32-fixed show that they are enough.
-fixes_src() {
-	local adds dir=$out/fixed/drivers/xen/events f
-	adds=$(git -C "$LINUX" log --diff-filter=A --format=%H base..HEAD -- \
-		drivers/xen/events/events_2l_scan.h | tail -n 1)
-	[[ -n $adds ]] || die "no commit of the series adds drivers/xen/events/events_2l_scan.h"
-	mkdir -p "$dir"
-	for f in events_2l.c events_internal.h; do
-		git -C "$LINUX" show "$adds~1:drivers/xen/events/$f" >"$dir/$f.tmp"
-		if cmp -s "$dir/$f.tmp" "$dir/$f"; then rm "$dir/$f.tmp"; else mv "$dir/$f.tmp" "$dir/$f"; fi
-	done
-	echo "$dir/events_2l.c"
-}
-fixed_src=$(fixes_src)
-fixed=(OUTPUT="$out/arm32-fixed/" CC=arm-linux-gnueabihf-gcc LDFLAGS=-static
-	RUN=qemu-arm-static GOLDEN=tests/arm32-fixed BASE_SRC="$fixed_src")
-mkdir -p "$out/arm32-fixed"
+host=(OUTPUT="$out/" BASE_SRC="$BASE_SRC" GOLDEN=tests/lp64)
+arm=(CC=arm-linux-gnueabihf-gcc LDFLAGS=-static RUN=qemu-arm-static)
+arm32=(OUTPUT="$out/arm32/" BASE_SRC="$BASE_SRC" GOLDEN=tests/arm32 "${arm[@]}")
+fixed=(OUTPUT="$out/arm32-fixed/" BASE_SRC="$EVENTS_SRC" GOLDEN=tests/arm32-fixed
+	"${arm[@]}")
 
 if [[ ${1:-} != check ]]; then
 	tool "${host[@]}"
 	tool "${arm32[@]}"
 	tool "${fixed[@]}"
-	say "built $out/evtchn-replay and $out/arm32/evtchn-replay (32-bit Arm, run with qemu-arm-static)"
+	say "built $out/evtchn-replay, and in $out/arm32{,-fixed}/ for 32-bit Arm (run with qemu-arm-static)"
 	exit 0
 fi
 
