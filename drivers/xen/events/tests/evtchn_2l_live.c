@@ -1,0 +1,614 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Live KUnit cases for the Xen 2-level event channel upcall.
+ *
+ * The cases of evtchn_2l_kunit.c call the scanner on a model of
+ * shared_info.  These run the real thing: they allocate loopback event
+ * channel pairs from Xen, bind them to handlers that log the order in
+ * which the upcall services them, raise a chosen set of ports with
+ * interrupts disabled and let the real upcall run when interrupts are
+ * enabled again.  The order is predicted from the CPU's scan cursor,
+ * read through evtchn_2l_kunit_cpu_state(), with the rule of
+ * evtchn_2l_scan(): each active port once, in port order starting at the
+ * cursor and wrapping.
+ *
+ * Each case is skipped unless the kernel runs on Xen with the 2-level ABI
+ * (xen.fifo_events=0, or a hypervisor without FIFO events).
+ */
+
+#include <kunit/test.h>
+#include <linux/cpu.h>
+#include <linux/cpumask.h>
+#include <linux/delay.h>
+#include <linux/interrupt.h>
+#include <linux/irqflags.h>
+#include <linux/ktime.h>
+#include <linux/module.h>
+#include <linux/sched.h>
+#include <linux/sort.h>
+
+#include <asm/sync_bitops.h>
+#include <asm/xen/hypercall.h>
+#include <asm/xen/hypervisor.h>
+
+#include <xen/events.h>
+#include <xen/interface/event_channel.h>
+#include <xen/xen.h>
+
+#include "../events_2l_scan.h"
+#include "../events_internal.h"
+
+/* Services logged by one case, at most. */
+#define LIVE_LOG_MAX		4096
+/* Sends a flooding port's handler makes to re-raise its own port. */
+#define LIVE_REARM		100
+
+struct live_ctx;
+
+/* One end of a loopback pair: raised by a send on @peer. */
+struct live_port {
+	evtchn_port_t port;
+	evtchn_port_t peer;
+	int irq;
+	unsigned int rearm;
+	struct live_ctx *ctx;
+};
+
+struct live_service {
+	evtchn_port_t port;
+	unsigned int cpu;
+};
+
+struct live_ctx {
+	struct kunit *test;
+	struct live_port *ports;
+	unsigned int nr_ports;
+	unsigned int nr_bound;
+	/* Written by the handlers, only while @recording. */
+	bool recording;
+	unsigned int log_len;
+	struct live_service log[LIVE_LOG_MAX];
+	/* The VIRQ_TIMER case: was it still pending at the first service? */
+	evtchn_port_t timer_port;
+	bool timer_pending_at_first;
+};
+
+static unsigned int live_nr_ports(void)
+{
+	return evtchn_2l_nr_ports(BITS_PER_EVTCHN_WORD);
+}
+
+static bool live_port_pending(evtchn_port_t port)
+{
+	struct shared_info *s = HYPERVISOR_shared_info;
+
+	return sync_test_bit(port, (unsigned long *)s->evtchn_pending);
+}
+
+static irqreturn_t live_handler(int irq, void *dev_id)
+{
+	struct live_port *lp = dev_id;
+	struct live_ctx *ctx = lp->ctx;
+
+	if (!READ_ONCE(ctx->recording))
+		return IRQ_HANDLED;
+	if (ctx->log_len == 0 && ctx->timer_port)
+		ctx->timer_pending_at_first =
+			live_port_pending(ctx->timer_port);
+	if (ctx->log_len < LIVE_LOG_MAX) {
+		ctx->log[ctx->log_len].port = lp->port;
+		ctx->log[ctx->log_len].cpu = smp_processor_id();
+		WRITE_ONCE(ctx->log_len, ctx->log_len + 1);
+	}
+	if (lp->rearm) {
+		lp->rearm--;
+		notify_remote_via_evtchn(lp->peer);
+	}
+	return IRQ_HANDLED;
+}
+
+static void live_close(evtchn_port_t port)
+{
+	struct evtchn_close close = { .port = port };
+
+	HYPERVISOR_event_channel_op(EVTCHNOP_close, &close);
+}
+
+static void live_release(void *data)
+{
+	struct live_ctx *ctx = data;
+	unsigned int i;
+
+	WRITE_ONCE(ctx->recording, false);
+	for (i = 0; i < ctx->nr_ports; i++) {
+		if (ctx->ports[i].irq > 0)
+			unbind_from_irqhandler(ctx->ports[i].irq,
+					       &ctx->ports[i]);
+		else
+			live_close(ctx->ports[i].port);
+	}
+	ctx->nr_ports = 0;
+}
+
+static void live_unpin(void *data)
+{
+	set_cpus_allowed_ptr(current, cpu_possible_mask);
+}
+
+/*
+ * Skip unless on Xen with the 2-level ABI; run the rest of the case on
+ * @cpu (the ports it raises are bound to @cpu, so it must run there).
+ */
+static void live_begin(struct kunit *test, unsigned int cpu)
+{
+	struct evtchn_2l_cursor cursor;
+	evtchn_port_t timer;
+
+	if (!xen_domain())
+		kunit_skip(test, "not running on Xen");
+	if (evtchn_2l_kunit_cpu_state(0, &cursor, &timer))
+		kunit_skip(test, "the 2-level event channel ABI is not in use");
+	if (!cpu_online(cpu))
+		kunit_skip(test, "needs vCPU %u online", cpu);
+
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, live_unpin, NULL));
+	KUNIT_ASSERT_EQ(test, 0, set_cpus_allowed_ptr(current, cpumask_of(cpu)));
+	KUNIT_ASSERT_EQ(test, raw_smp_processor_id(), cpu);
+}
+
+static int live_cmp_port(const void *a, const void *b)
+{
+	const struct live_port *x = a, *y = b;
+
+	return x->port < y->port ? -1 : x->port > y->port;
+}
+
+/*
+ * Allocate loopback pairs (EVTCHNOP_alloc_unbound, then
+ * EVTCHNOP_bind_interdomain to it, both in this domain) until they span
+ * @span ports or Xen has no free port left, and bind every end to
+ * live_handler() (on vCPU 0, where ports start).
+ */
+static struct live_ctx *live_setup(struct kunit *test, unsigned int span)
+{
+	unsigned int nr = live_nr_ports();
+	struct live_ctx *ctx;
+	unsigned int i;
+	int rc;
+
+	ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ctx);
+	ctx->test = test;
+	ctx->ports = kunit_kcalloc(test, nr, sizeof(*ctx->ports), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ctx->ports);
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, live_release, ctx));
+
+	while (ctx->nr_ports + 2 <= nr) {
+		struct evtchn_alloc_unbound alloc = {
+			.dom = DOMID_SELF,
+			.remote_dom = DOMID_SELF,
+		};
+		struct evtchn_bind_interdomain bind = {
+			.remote_dom = DOMID_SELF,
+		};
+		struct live_port *a = &ctx->ports[ctx->nr_ports];
+
+		rc = HYPERVISOR_event_channel_op(EVTCHNOP_alloc_unbound,
+						 &alloc);
+		if (rc == -ENOSPC)
+			break;
+		KUNIT_ASSERT_EQ_MSG(test, rc, 0, "EVTCHNOP_alloc_unbound");
+		a[0].port = alloc.port;
+		a[0].irq = -1;
+		ctx->nr_ports++;
+
+		bind.remote_port = alloc.port;
+		rc = HYPERVISOR_event_channel_op(EVTCHNOP_bind_interdomain,
+						 &bind);
+		if (rc == -ENOSPC)
+			break;
+		KUNIT_ASSERT_EQ_MSG(test, rc, 0, "EVTCHNOP_bind_interdomain");
+		a[1].port = bind.local_port;
+		a[1].irq = -1;
+		ctx->nr_ports++;
+		a[0].peer = a[1].port;
+		a[1].peer = a[0].port;
+
+		if (max(a[0].port, a[1].port) >= ctx->ports[0].port + span)
+			break;
+	}
+	/* The unpaired end of a pair cut short by -ENOSPC. */
+	if (ctx->nr_ports % 2) {
+		ctx->nr_ports--;
+		live_close(ctx->ports[ctx->nr_ports].port);
+	}
+	KUNIT_ASSERT_GE_MSG(test, ctx->nr_ports, 2U, "no free port pair");
+
+	/* In port order; the handlers get pointers into the array. */
+	sort(ctx->ports, ctx->nr_ports, sizeof(*ctx->ports), live_cmp_port,
+	     NULL);
+	for (i = 0; i < ctx->nr_ports; i++) {
+		struct live_port *lp = &ctx->ports[i];
+
+		lp->ctx = ctx;
+		rc = bind_evtchn_to_irqhandler(lp->port, live_handler, 0,
+					       "evtchn-2l-live", lp);
+		KUNIT_ASSERT_GT_MSG(test, rc, 0, "binding port %u", lp->port);
+		lp->irq = rc;
+	}
+	/* Let the bind-time event of each interdomain end go past. */
+	msleep(20);
+	return ctx;
+}
+
+static void live_bind_cpu(struct kunit *test, struct live_port **set,
+			  unsigned int n, unsigned int cpu)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		KUNIT_ASSERT_EQ_MSG(test, 0,
+				    irq_set_affinity(set[i]->irq,
+						     cpumask_of(cpu)),
+				    "moving port %u to vCPU %u",
+				    set[i]->port, cpu);
+}
+
+/*
+ * Raise @set with interrupts disabled on this CPU, read its cursor, then
+ * enable interrupts and wait for @expect services.  With @timer, first
+ * wait (interrupts still disabled) until this CPU's VIRQ_TIMER port is
+ * pending too.  Returns the cursor the upcall started from.
+ */
+static struct evtchn_2l_cursor live_raise(struct kunit *test,
+					  struct live_ctx *ctx,
+					  struct live_port **set,
+					  unsigned int n, unsigned int expect,
+					  bool timer, bool *timer_pending)
+{
+	struct evtchn_2l_cursor cursor;
+	evtchn_port_t timer_port;
+	unsigned long flags;
+	ktime_t end;
+	unsigned int i;
+
+	local_irq_save(flags);
+	ctx->log_len = 0;
+	ctx->timer_port = 0;
+	ctx->timer_pending_at_first = false;
+	for (i = 0; i < n; i++)
+		notify_remote_via_evtchn(set[i]->peer);
+	evtchn_2l_kunit_cpu_state(smp_processor_id(), &cursor, &timer_port);
+	if (timer) {
+		end = ktime_add_ms(ktime_get(), 200);
+		while (timer_port && !live_port_pending(timer_port) &&
+		       ktime_before(ktime_get(), end))
+			cpu_relax();
+		*timer_pending = timer_port && live_port_pending(timer_port);
+		ctx->timer_port = timer_port;
+	}
+	WRITE_ONCE(ctx->recording, true);
+	local_irq_restore(flags);
+
+	end = ktime_add_ms(ktime_get(), 2000);
+	while (READ_ONCE(ctx->log_len) < expect &&
+	       ktime_before(ktime_get(), end))
+		msleep(1);
+	/* Anything more than expected would be logged by now. */
+	msleep(5);
+	WRITE_ONCE(ctx->recording, false);
+	return cursor;
+}
+
+/* A port's place in a pass that starts at @cursor. */
+static unsigned int live_rank(evtchn_port_t port,
+			      const struct evtchn_2l_cursor *cursor)
+{
+	return (port + live_nr_ports() - cursor->port) % live_nr_ports();
+}
+
+static void live_order(struct live_port **set, unsigned int n,
+		       const struct evtchn_2l_cursor *cursor,
+		       evtchn_port_t *order)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < n; i++) {
+		evtchn_port_t p = set[i]->port;
+
+		for (j = i; j > 0 && live_rank(order[j - 1], cursor) >
+					     live_rank(p, cursor); j--)
+			order[j] = order[j - 1];
+		order[j] = p;
+	}
+}
+
+static const char *live_fmt(struct kunit *test, const evtchn_port_t *ports,
+			    unsigned int n)
+{
+	size_t size = n * 6 + 2;
+	char *buf = kunit_kzalloc(test, size, GFP_KERNEL);
+	size_t len = 0;
+	unsigned int i;
+
+	if (!buf)
+		return "(no memory)";
+	for (i = 0; i < n; i++)
+		len += scnprintf(buf + len, size - len, "%s%u", i ? "," : "",
+				 ports[i]);
+	return n ? buf : "-";
+}
+
+static const char *live_fmt_log(struct live_ctx *ctx)
+{
+	evtchn_port_t *ports;
+	unsigned int i;
+
+	ports = kunit_kcalloc(ctx->test, ctx->log_len + 1, sizeof(*ports),
+			      GFP_KERNEL);
+	if (!ports)
+		return "(no memory)";
+	for (i = 0; i < ctx->log_len; i++)
+		ports[i] = ctx->log[i].port;
+	return live_fmt(ctx->test, ports, ctx->log_len);
+}
+
+/*
+ * Check that the services logged are @set's ports once each, on @cpu, in
+ * the round-robin order from @cursor, then (with @rearm) @rearm services
+ * of @flood.  Return how many of @set were below @cursor.
+ */
+static unsigned int live_check_order(struct kunit *test, struct live_ctx *ctx,
+				     struct live_port **set, unsigned int n,
+				     unsigned int cpu,
+				     const struct evtchn_2l_cursor *cursor,
+				     struct live_port *flood,
+				     unsigned int rearm)
+{
+	unsigned int len = n + rearm, i, below = 0;
+	evtchn_port_t *want;
+	const char *want_s;
+
+	want = kunit_kcalloc(test, len, sizeof(*want), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, want);
+	live_order(set, n, cursor, want);
+	for (i = n; i < len; i++)
+		want[i] = flood->port;
+	for (i = 0; i < n; i++)
+		below += set[i]->port < cursor->port;
+	want_s = live_fmt(test, want, len);
+	kunit_info(test, "vCPU %u, cursor %u, %u of %u port(s) below it: %s\n",
+		   cpu, cursor->port, below, n, want_s);
+
+	KUNIT_EXPECT_EQ_MSG(test, ctx->log_len, len,
+			    "cursor %u: expected %s, serviced %s",
+			    cursor->port, want_s, live_fmt_log(ctx));
+	for (i = 0; i < min(len, ctx->log_len); i++) {
+		KUNIT_EXPECT_EQ_MSG(test, ctx->log[i].port, want[i],
+				    "service %u: cursor %u: expected %s, serviced %s",
+				    i, cursor->port, want_s, live_fmt_log(ctx));
+		KUNIT_EXPECT_EQ_MSG(test, ctx->log[i].cpu, cpu,
+				    "port %u serviced on the wrong vCPU",
+				    ctx->log[i].port);
+		if (ctx->log[i].port != want[i])
+			break;
+	}
+	return below;
+}
+
+/* Service @at alone: the next pass on this CPU starts right after it. */
+static void live_move_cursor(struct kunit *test, struct live_ctx *ctx,
+			     struct live_port *at)
+{
+	live_raise(test, ctx, &at, 1, 1, false, NULL);
+	KUNIT_ASSERT_EQ_MSG(test, ctx->log_len, 1U,
+			    "moving the cursor: port %u serviced %u times",
+			    at->port, ctx->log_len);
+}
+
+/*
+ * Put the cursor after @mid, raise @set (@flood re-raising itself
+ * @rearm times) and check the order.  Another port serviced on this CPU
+ * meanwhile (an IPI) can move the cursor away from @mid: the order is
+ * still checked, from the cursor the upcall started with, and the case
+ * is tried again until the set was raised on both sides of the cursor,
+ * which is what it is for.
+ */
+static void live_round(struct kunit *test, struct live_ctx *ctx,
+		       struct live_port **set, unsigned int n,
+		       struct live_port *mid, unsigned int cpu,
+		       struct live_port *flood, unsigned int rearm)
+{
+	struct evtchn_2l_cursor cursor;
+	unsigned int try, below = 0;
+
+	for (try = 0; try < 5; try++) {
+		live_move_cursor(test, ctx, mid);
+		if (flood)
+			flood->rearm = rearm;
+		cursor = live_raise(test, ctx, set, n, n + rearm, false, NULL);
+		below = live_check_order(test, ctx, set, n, cpu, &cursor,
+					 flood, rearm);
+		if (below && below < n)
+			return;
+	}
+	KUNIT_FAIL(test, "cursor never between the raised ports (%u of %u below it)",
+		   below, n);
+}
+
+/*
+ * Pick @n ports spread evenly over the context's ports, and the port to
+ * put the cursor after: between the middle two, right above the lower
+ * one, so that the set is on both sides of the cursor and (unless the
+ * cursor falls at the start of a word) in the cursor's own word too.
+ */
+static struct live_port *live_pick(struct kunit *test, struct live_ctx *ctx,
+				   struct live_port **set, unsigned int n)
+{
+	unsigned int stride = ctx->nr_ports / n, i;
+
+	KUNIT_ASSERT_GE_MSG(test, stride, 2U, "%u ports for %u picks",
+			    ctx->nr_ports, n);
+	for (i = 0; i < n; i++)
+		set[i] = &ctx->ports[i * stride];
+	set[n / 2 - 1] = &ctx->ports[(n / 2) * stride - 2];
+	return &ctx->ports[(n / 2) * stride - 1];
+}
+
+/* Ports in four words at least: the set spans words and the cursor. */
+static struct live_ctx *live_setup_words(struct kunit *test)
+{
+	return live_setup(test, 4 * BITS_PER_EVTCHN_WORD);
+}
+
+#define LIVE_SET	16
+
+/*
+ * Raise LIVE_SET ports on @cpu, with the one at LIVE_SET / 2 re-raising
+ * itself @rearm times.
+ */
+static void live_case(struct kunit *test, unsigned int cpu,
+		      unsigned int rearm)
+{
+	struct live_port *set[LIVE_SET], *mid;
+	struct live_ctx *ctx;
+
+	live_begin(test, cpu);
+	ctx = live_setup_words(test);
+	mid = live_pick(test, ctx, set, LIVE_SET);
+	live_bind_cpu(test, set, LIVE_SET, cpu);
+	live_bind_cpu(test, &mid, 1, cpu);
+	live_round(test, ctx, set, LIVE_SET, mid, cpu,
+		   rearm ? set[LIVE_SET / 2] : NULL, rearm);
+}
+
+/*
+ * The upcall on vCPU 0 services ports raised in several words, below and
+ * above the cursor, once each in round-robin order from the cursor.
+ */
+static void evtchn_2l_live_test_round_robin(struct kunit *test)
+{
+	live_case(test, 0, 0);
+}
+
+/* The same on vCPU 1, with ports bound to it and its own cursor. */
+static void evtchn_2l_live_test_second_vcpu(struct kunit *test)
+{
+	live_case(test, 1, 0);
+}
+
+/*
+ * A handler that re-raises its own port LIVE_REARM times delays the
+ * other raised ports by no more than one pass: the first pass services
+ * every raised port once, in round-robin order, and the flooding port's
+ * other services all come after it; no event is lost.
+ */
+static void evtchn_2l_live_test_flood_waits_a_pass(struct kunit *test)
+{
+	live_case(test, 0, LIVE_REARM);
+}
+
+/*
+ * Ports up to the last one the 2-level ABI has (4095): every port Xen has
+ * left is allocated, and a set with a port in each word from the first
+ * one the case has to word 63 (selector bits 32-63 included) and port
+ * 4095 is serviced in round-robin order from a cursor in word 40, where
+ * the set's port is below the cursor and so comes last.
+ */
+static void evtchn_2l_live_test_whole_range(struct kunit *test)
+{
+	unsigned int bits = BITS_PER_EVTCHN_WORD, i, n = 0;
+	struct live_port **set, *mid = NULL;
+	struct live_ctx *ctx;
+
+	live_begin(test, 0);
+	ctx = live_setup(test, live_nr_ports());
+	KUNIT_ASSERT_EQ_MSG(test, ctx->ports[ctx->nr_ports - 1].port,
+			    live_nr_ports() - 1,
+			    "no port left before the last 2-level port (max_event_channels?)");
+	set = kunit_kcalloc(test, bits + 1, sizeof(*set), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, set);
+
+	/* In each word, the port at bit (7 * word) % bits; port 4095. */
+	for (i = 0; i < ctx->nr_ports; i++) {
+		evtchn_port_t port = ctx->ports[i].port;
+
+		if (port % bits == 7 * (port / bits) % bits ||
+		    i + 1 == ctx->nr_ports)
+			set[n++] = &ctx->ports[i];
+		if (port == 40 * bits + 30)
+			mid = &ctx->ports[i];
+	}
+	KUNIT_ASSERT_NOT_NULL_MSG(test, mid, "port %u is not ours",
+				  40 * bits + 30);
+	KUNIT_ASSERT_GE(test, n, bits / 2);
+
+	live_round(test, ctx, set, n, mid, 0, NULL, 0);
+}
+
+/*
+ * The VIRQ_TIMER port is serviced before the others when it is pending,
+ * wherever the cursor is.  The case puts the cursor after its first port,
+ * raises others above it with interrupts disabled and waits for the
+ * timer's next tick to make its port pending (so time keeping is left
+ * alone).  The timer's port is below the cursor, so a plain round robin
+ * would service the raised ports first: the first of them must find the
+ * timer's port no longer pending, serviced before it.
+ */
+static void evtchn_2l_live_test_timer_first(struct kunit *test)
+{
+	const unsigned int n = 8;
+	struct evtchn_2l_cursor cursor;
+	struct live_port *set[8];
+	struct live_ctx *ctx;
+	evtchn_port_t timer;
+	bool pending = false;
+	unsigned int i, try;
+
+	live_begin(test, 0);
+	ctx = live_setup_words(test);
+	KUNIT_ASSERT_EQ(test, 0, evtchn_2l_kunit_cpu_state(0, &cursor, &timer));
+	KUNIT_ASSERT_NE_MSG(test, timer, 0, "vCPU 0 has no VIRQ_TIMER port");
+	KUNIT_ASSERT_LT(test, timer, ctx->ports[0].port);
+	for (i = 0; i < n; i++)
+		set[i] = &ctx->ports[1 + i * (ctx->nr_ports - 1) / n];
+
+	/* As in live_round(): an IPI may move the cursor meanwhile. */
+	for (try = 0; try < 5; try++) {
+		live_move_cursor(test, ctx, &ctx->ports[0]);
+		cursor = live_raise(test, ctx, set, n, n, true, &pending);
+		KUNIT_ASSERT_TRUE_MSG(test, pending,
+				      "VIRQ_TIMER port %u not pending within 200 ms",
+				      timer);
+		KUNIT_EXPECT_EQ_MSG(test, ctx->log_len, n, "serviced %s",
+				    live_fmt_log(ctx));
+		if (live_rank(set[0]->port, &cursor) < live_rank(timer, &cursor))
+			break;
+	}
+	KUNIT_ASSERT_LT_MSG(test, try, 5U,
+			    "cursor %u: the timer's port %u comes first anyway",
+			    cursor.port, timer);
+	KUNIT_EXPECT_FALSE_MSG(test, ctx->timer_pending_at_first,
+			       "cursor %u: port %u serviced while VIRQ_TIMER port %u was pending",
+			       cursor.port, ctx->log[0].port, timer);
+}
+
+static struct kunit_case evtchn_2l_live_test_cases[] = {
+	KUNIT_CASE(evtchn_2l_live_test_round_robin),
+	KUNIT_CASE(evtchn_2l_live_test_second_vcpu),
+	KUNIT_CASE(evtchn_2l_live_test_flood_waits_a_pass),
+	KUNIT_CASE(evtchn_2l_live_test_whole_range),
+	KUNIT_CASE(evtchn_2l_live_test_timer_first),
+	{}
+};
+
+static struct kunit_suite evtchn_2l_live_test_suite = {
+	.name = "xen_evtchn_2l_live",
+	.test_cases = evtchn_2l_live_test_cases,
+};
+
+kunit_test_suite(evtchn_2l_live_test_suite);
+
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
