@@ -2,7 +2,8 @@
 # mk/kunit.sh [ARCH]: run the series' KUnit suite (drivers/xen/events/tests/
 # .kunitconfig) with tools/testing/kunit/kunit.py under QEMU for ARCH
 # (x86_64 by default, arm64, arm), building in build/kunit-ARCH (kept
-# between runs).  KUNIT_KCONFIG_ADD="CONFIG_A=y CONFIG_B=y" adds options
+# between runs).  On x86_64 that kernel is also the live-Xen test kernel
+# of mk/xen-test.sh (lab/xen/xen-test.config).  KUNIT_KCONFIG_ADD="CONFIG_A=y CONFIG_B=y" adds options
 # (e.g. sanitizers); KUNIT_BUILD_DIR names another build directory.  The
 # output is also written to build/logs/<build dir name>.log.
 set -euo pipefail
@@ -22,8 +23,16 @@ kunitconfig=drivers/xen/events/tests/.kunitconfig
 args=(run --arch="$arch" --build_dir="$bdir" --kunitconfig="$kunitconfig"
 	--jobs="$(nproc)" --make_options="CC=ccache ${cross}gcc")
 [[ -z $cross ]] || args+=(--cross_compile="$cross")
-# CONFIG_XEN depends on these on x86; the .kunitconfig stays arch-neutral.
-[[ $arch != x86_64 ]] || args+=(--kconfig_add CONFIG_HYPERVISOR_GUEST=y --kconfig_add CONFIG_PARAVIRT=y)
+# On x86_64 the KUnit kernel is also the live-Xen test kernel (dom0 and PV
+# domU, mk/xen-test.sh): lab/xen/xen-test.config adds what that needs,
+# CONFIG_HYPERVISOR_GUEST and CONFIG_PARAVIRT (which CONFIG_XEN needs on
+# x86) among it.  KUNIT_XEN_TEST=0 (the sanitizer build) adds just those
+# two.  The .kunitconfig stays arch-neutral.
+if [[ $arch == x86_64 && ${KUNIT_XEN_TEST:-1} == 1 ]]; then
+	args+=(--kunitconfig="$ROOT/lab/xen/xen-test.config")
+elif [[ $arch == x86_64 ]]; then
+	args+=(--kconfig_add CONFIG_HYPERVISOR_GUEST=y --kconfig_add CONFIG_PARAVIRT=y)
+fi
 read -ra extra <<<"${KUNIT_KCONFIG_ADD:-}"
 for opt in "${extra[@]}"; do
 	args+=(--kconfig_add "$opt")
