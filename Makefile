@@ -8,7 +8,7 @@ MAKEFLAGS += --no-print-directory
 ARCH ?= x86_64
 
 .PHONY: all deps tree kunit replay-check check series bisect-build clean \
-	bench fairness
+	bench fairness xen-test
 
 # Default: the patched, dom0-capable x86_64 kernel in build/out/
 # (mk/kernel.sh; KCONFIG=/path/to/.config replaces defconfig + xen.config).
@@ -60,3 +60,10 @@ bench: tree
 
 fairness: tree
 	@mk/fairness.sh
+
+# The series on a live Xen 4.17 under QEMU (mk/xen-test.sh): the x86_64
+# KUnit kernel (built by mk/kunit.sh if needed) as PV dom0 and as PV guest
+# with xen.fifo_events=0, the KUnit suites, evtchn-stress in dom0 and an
+# exchange dom0<->guest; one line per stage, logs in build/logs/xen-test-*.
+xen-test: tree
+	@mk/xen-test.sh

@@ -1,0 +1,544 @@
+#!/bin/bash
+# mk/xen-test.sh: 'make xen-test', the series on a live Xen.
+#
+# Boots Debian's Xen 4.17 under QEMU (TCG) with the x86_64 KUnit kernel
+# (build/kunit-x86_64, configured with lab/xen/xen-test.config) as PV dom0
+# with xen.fifo_events=0, and judges from the serial log:
+#   dom0 boot      Xen 4.17 up, dom0 says "xen:events: Using 2-level ABI"
+#   dom0 KUnit     the suites' KTAP printed at boot (kunit.py parse): no
+#                  failure and no skip (the live cases must run on Xen)
+#   dom0 stress    evtchn-stress loop in dom0 (TAP)
+#   Xen tools      xenstored, xen-init-dom0, xenconsoled started in dom0
+#   domU boot      a PV guest running the same kernel (xen.fifo_events=0),
+#                  created with xl, reached its init, 2-level ABI
+#   domU KUnit     the guest's KTAP, from its console log
+#   exchange       events between dom0 and the guest over an interdomain
+#                  channel (evtchn-stress serve/peer), none lost
+#   kernel splats  no WARNING/BUG/Oops/Call Trace/UBSAN/hung task/RCU
+#                  stall/panic (nor a Xen panic) anywhere in the serial log
+#   shutdown       dom0's init finished and powered off in time
+# then prints "xen-test: N passed, M failed"; non-zero exit on a failure.
+# dom0's init is lab/xen/dom0-init (the guest's lab/xen/domU-init): the
+# stages are between "xen-test: stage NAME begin/end rc=N" markers there.
+#
+# Environment: XEN_TEST_TIMEOUT (QEMU's hard limit, seconds, default 600),
+# XEN_TEST_EVENTS (events exchanged, default 10000), XEN_TEST_NO_BUILD=1
+# (use the KUnit kernel as it is, never rebuild it).
+# Logs: build/logs/xen-test-*.
+set -euo pipefail
+# shellcheck source=mk/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+LAB=$ROOT/lab/xen
+XBUILD=$BUILD/xen
+KDIR=$(kunit_build_dir x86_64)
+BZIMAGE=$KDIR/arch/x86/boot/bzImage
+TIMEOUT=${XEN_TEST_TIMEOUT:-600}
+EVENTS=${XEN_TEST_EVENTS:-10000}
+XEN_SERIES=4.17
+XEN_PKGS=("xen-hypervisor-$XEN_SERIES-amd64" "xen-utils-$XEN_SERIES")
+# Installed on the host (mk/packages): the libraries of Debian's Xen tools,
+# resolved with ldd and copied into dom0's initramfs, and the other tools.
+HOST_PKGS=("libxenmisc$XEN_SERIES" libxenstore4 libxentoollog1 libxenevtchn1
+	libxengnttab1 libxencall1 libxenforeignmemory1 libyajl2
+	busybox-static cpio qemu-system-x86 python3)
+XEN_BIN=/usr/lib/xen-$XEN_SERIES/bin
+XEN_TOOLS=(xl xenstored xenconsoled xen-init-dom0)
+# What the kernel needs for every stage (lab/xen/xen-test.config).
+KCONFIG_NEEDED=(XEN_PV XEN_DOM0 HVC_XEN XEN_DEV_EVTCHN XENFS XEN_PRIVCMD
+	XEN_GNTDEV XEN_BACKEND UNIX UNIX98_PTYS BLK_DEV_INITRD RD_GZIP DEVTMPFS
+	TMPFS KUNIT XEN_EVTCHN_2L_KUNIT_TEST)
+XEN_ARGS="console=com1 com1=115200 dom0_mem=1024M,max:1024M dom0_max_vcpus=2 spec-ctrl=eager-fpu"
+# No comma in dom0's arguments: QEMU splits multiboot modules on commas.
+DOM0_ARGS="console=hvc0 earlyprintk=xen xen.fifo_events=0 panic=-1"
+DOM0_ARGS+=" xentest.events=$EVENTS xentest.watchdog=$((TIMEOUT - 60))"
+SPLATS='WARNING:|BUG:|Oops|Call Trace|UBSAN|blocked for more than|detected stall|Kernel panic'
+XEN_SPLATS='^\(XEN\) (Panic on CPU|Xen BUG at|Assertion .* failed|FATAL )'
+
+SERIAL=$LOGS/xen-test-serial.log
+PREPLOG=$LOGS/xen-test-prepare.log
+L=$LOGS/xen-test
+
+[[ $TIMEOUT =~ ^[0-9]+$ ]] || die "XEN_TEST_TIMEOUT must be a number of seconds"
+((TIMEOUT >= 120)) ||
+	die "XEN_TEST_TIMEOUT must be at least 120 (seconds)"
+[[ $EVENTS =~ ^[0-9]+$ ]] || die "XEN_TEST_EVENTS must be a number"
+
+# ---------------------------------------------------------- requirements ---
+check_host() {
+	local p missing=() cmd
+	for p in "${HOST_PKGS[@]}"; do
+		[[ $(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null) == installed ]] ||
+			missing+=("$p")
+	done
+	((${#missing[@]} == 0)) ||
+		die "missing Debian packages: ${missing[*]} (listed in mk/packages; run 'make deps' as root)"
+	for cmd in qemu-system-x86_64 busybox cpio gzip python3 ldd apt-get dpkg-deb timeout; do
+		command -v "$cmd" >/dev/null || die "$cmd not found"
+	done
+	# The guest's initramfs has no libraries: busybox must be static.
+	if [[ ! -x /bin/busybox ]] || ldd /bin/busybox >/dev/null 2>&1; then
+		die "/bin/busybox missing or not static (Debian package busybox-static)"
+	fi
+	[[ $ROOT != *[,\ ]* ]] ||
+		die "the repo path '$ROOT' contains a comma or a space (QEMU's -initrd cannot name it)"
+}
+
+# The test kernel, built (and its suite run once bare) by mk/kunit.sh when
+# missing or older than build/linux or its configuration.
+kernel_needs_build() {
+	local f
+	[[ -f $BZIMAGE ]] || return 0
+	for f in "$LINUX/.git/series-stamp" "$LAB/xen-test.config" \
+		"$LINUX/drivers/xen/events/tests/.kunitconfig"; do
+		[[ ! $f -nt $BZIMAGE ]] || return 0
+	done
+	return 1
+}
+
+check_kernel() {
+	local opt
+	if [[ ${XEN_TEST_NO_BUILD:-} == 1 ]]; then
+		[[ -f $BZIMAGE ]] || die "$BZIMAGE missing (XEN_TEST_NO_BUILD=1)"
+	elif kernel_needs_build; then
+		say "building the test kernel: mk/kunit.sh x86_64"
+		if ! "$ROOT/mk/kunit.sh" x86_64; then
+			# A failure of the bare run (not of the build) still
+			# leaves a kernel worth testing on Xen.
+			! kernel_needs_build || die "mk/kunit.sh x86_64 failed"
+			warn "mk/kunit.sh x86_64 failed, but built $BZIMAGE: going on"
+		fi
+	fi
+	for opt in "${KCONFIG_NEEDED[@]}"; do
+		grep -qx "CONFIG_$opt=y" "$KDIR/.config" ||
+			die "CONFIG_$opt=y missing in $KDIR/.config (see lab/xen/xen-test.config)"
+	done
+}
+
+# --------------------------------------------------- Xen from Debian -----
+# Debian's Xen hypervisor and tools, the version of the installed
+# libraries, downloaded (apt-get download) and unpacked in build/xen/root;
+# the hypervisor, gunzipped, is build/xen/xen.elf.
+XROOT=$XBUILD/root
+XEN_ELF=$XBUILD/xen.elf
+fetch_xen() {
+	local ver p deb tmp
+	ver=$(dpkg-query -W -f='${Version}' "libxenmisc$XEN_SERIES")
+	if [[ -f $XROOT/.version && $(<"$XROOT/.version") == "$ver" && -f $XEN_ELF ]]; then
+		return
+	fi
+	say "fetching Debian's Xen $ver (${XEN_PKGS[*]})"
+	mkdir -p "$XBUILD/debs"
+	local debs=()
+	for p in "${XEN_PKGS[@]}"; do
+		deb=$(find_deb "$p" "$ver")
+		if [[ -z $deb ]]; then
+			if ! (cd "$XBUILD/debs" && apt-get download "$p=$ver") >>"$PREPLOG" 2>&1; then
+				# A fresh machine may have no package lists yet.
+				if ((EUID == 0)); then
+					apt-get update >>"$PREPLOG" 2>&1 || true
+					(cd "$XBUILD/debs" && apt-get download "$p=$ver") >>"$PREPLOG" 2>&1 ||
+						die "cannot download Debian package $p=$ver (see $PREPLOG)"
+				else
+					die "cannot download Debian package $p=$ver (see $PREPLOG; 'apt-get update' as root?)"
+				fi
+			fi
+			deb=$(find_deb "$p" "$ver")
+			[[ -n $deb ]] || die "Debian package $p=$ver not found after apt-get download"
+		fi
+		debs+=("$deb")
+	done
+	tmp=$XBUILD/root.tmp
+	rm -rf "$tmp"
+	mkdir -p "$tmp"
+	for deb in "${debs[@]}"; do
+		dpkg-deb -x "$deb" "$tmp" || die "cannot unpack $deb"
+	done
+	[[ -f $tmp/boot/xen-$XEN_SERIES-amd64.gz ]] ||
+		die "xen-hypervisor-$XEN_SERIES-amd64 has no boot/xen-$XEN_SERIES-amd64.gz"
+	for p in "${XEN_TOOLS[@]}"; do
+		[[ -x $tmp$XEN_BIN/$p ]] || die "xen-utils-$XEN_SERIES has no $XEN_BIN/$p"
+	done
+	gzip -dc "$tmp/boot/xen-$XEN_SERIES-amd64.gz" >"$XEN_ELF.tmp"
+	mv "$XEN_ELF.tmp" "$XEN_ELF"
+	echo "$ver" >"$tmp/.version"
+	rm -rf "$XROOT"
+	mv "$tmp" "$XROOT"
+}
+
+# find_deb PACKAGE VERSION: the downloaded .deb of that version, if any.
+find_deb() {
+	local f
+	for f in "$XBUILD/debs/$1"_*_amd64.deb; do
+		[[ -f $f && $(dpkg-deb -f "$f" Version) == "$2" ]] || continue
+		echo "$f"
+		return
+	done
+}
+
+# ------------------------------------------------------------ evtchn-stress
+# tools/testing/xen-evtchn/evtchn-stress, static (dom0 and the guest), by
+# its Makefile (make rebuilds it when its source changes).
+STRESS=$XBUILD/stress/evtchn-stress
+STRESS_DIR=$ROOT/tools/testing/xen-evtchn
+build_stress() {
+	[[ -f $STRESS_DIR/evtchn-stress.c ]] ||
+		die "$STRESS_DIR/evtchn-stress.c missing"
+	mkdir -p "$(dirname "$STRESS")"
+	make -C "$STRESS_DIR" -s OUTPUT="$(dirname "$STRESS")/" CFLAGS=-O2 \
+		LDFLAGS=-static evtchn-stress >>"$PREPLOG" 2>&1 ||
+		die "cannot build evtchn-stress (see $PREPLOG)"
+	[[ -x $STRESS ]] || die "$STRESS missing after make evtchn-stress"
+}
+
+# ------------------------------------------------------------ initramfs ---
+# stage_libs DIR FILE...: the shared libraries FILE... need (ldd on the
+# host, against the installed packages) into DIR, at the same paths.
+stage_libs() {
+	local dir=$1 f line lib
+	shift
+	for f; do
+		while read -r line; do
+			case $line in
+			*"not found"*)
+				die "$(basename "$f") needs ${line%% *}, not found on the host (a Debian package missing from mk/packages?)" ;;
+			*"=> /"*) lib=${line#*=> } lib=${lib%% (*} ;;
+			/*) lib=${line%% (*} ;;
+			*) continue ;;
+			esac
+			mkdir -p "$dir$(dirname "$lib")"
+			cp -L "$lib" "$dir$lib"
+		done < <(ldd "$f")
+	done
+}
+
+# busybox_root DIR INIT: a fresh tree in DIR with busybox, INIT as /init
+# and the usual directories (the init installs the applet links).
+busybox_root() {
+	local dir=$1
+	rm -rf "$dir"
+	mkdir -p "$dir"/{bin,sbin,usr/bin,usr/sbin,dev,proc,sys,tmp,run,etc}
+	cp /bin/busybox "$dir/bin/busybox"
+	ln -s busybox "$dir/bin/sh"
+	install -m 755 "$2" "$dir/init"
+	install -m 755 "$STRESS" "$dir/usr/bin/evtchn-stress"
+}
+
+# mkcpio DIR OUT: DIR as a gzipped newc cpio, reproducibly (sorted, owner
+# root, mtime 0), rewritten only when DIR's contents changed.
+mkcpio() {
+	local dir=$1 out=$2 sum
+	find "$dir" -exec touch -h -d @0 {} +
+	sum=$(cd "$dir" && find . -printf '%M %p %l\n' | LC_ALL=C sort &&
+		find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum)
+	sum=$(sha256sum <<<"$sum")
+	if [[ -f $out && -f $out.sum && $(<"$out.sum") == "$sum" ]]; then
+		return
+	fi
+	(cd "$dir" && find . -mindepth 1 -print0 | LC_ALL=C sort -z |
+		cpio --null --quiet -o -H newc -R 0:0 --reproducible) | gzip -n -6 >"$out.tmp"
+	mv "$out.tmp" "$out"
+	echo "$sum" >"$out.sum"
+}
+
+build_initramfs() {
+	local d=$XBUILD/domU-root r=$XBUILD/dom0-root t lib bins=()
+	# The guest: busybox, its init, evtchn-stress.
+	busybox_root "$d" "$LAB/domU-init"
+	mkcpio "$d" "$XBUILD/domU.cpio.gz"
+
+	# dom0: the same, plus the Xen tools and their libraries, xl's
+	# directories and configuration, and the guest (kernel, initramfs,
+	# xl config) in /xen-test.
+	busybox_root "$r" "$LAB/dom0-init"
+	mkdir -p "$r$XEN_BIN" "$r/etc/xen" "$r/xen-test" \
+		"$r"/var/{lib/xen,lib/xenstored,log/xen/console,run/xen,run/xenstored,lock}
+	for t in "${XEN_TOOLS[@]}"; do
+		cp "$XROOT$XEN_BIN/$t" "$r$XEN_BIN/$t"
+		bins+=("$XROOT$XEN_BIN/$t")
+	done
+	stage_libs "$r" "${bins[@]}"
+	# glibc loads libgcc_s at run time (pthread_cancel, used by xl).
+	lib=$(/sbin/ldconfig -p | awk '$1 == "libgcc_s.so.1" && /x86-64/ { print $NF; exit }')
+	[[ -n $lib ]] || die "libgcc_s.so.1 not found on the host (Debian package libgcc-s1)"
+	stage_libs "$r" "$lib"
+	mkdir -p "$r$(dirname "$lib")"
+	cp -L "$lib" "$r$lib"
+	install -m 644 "$LAB/xl.conf" "$r/etc/xen/xl.conf"
+	install -m 644 "$LAB/domU.cfg" "$r/xen-test/domU.cfg"
+	install -m 644 "$BZIMAGE" "$r/xen-test/bzImage"
+	install -m 644 "$XBUILD/domU.cpio.gz" "$r/xen-test/domU.cpio.gz"
+	mkcpio "$r" "$XBUILD/dom0.cpio.gz"
+}
+
+# ----------------------------------------------------------------- QEMU ---
+# dom0's kernel: the copy the guest runs too (the build directory's may be
+# rebuilt meanwhile).
+KERNEL=$XBUILD/dom0-root/xen-test/bzImage
+QEMU_PID=
+kill_qemu() {
+	if [[ -n $QEMU_PID ]]; then
+		kill "$QEMU_PID" 2>/dev/null || true
+		wait "$QEMU_PID" 2>/dev/null || true
+		QEMU_PID=
+	fi
+}
+
+# The last landmark the serial log has reached, for the progress lines.
+landmark() {
+	grep -aoE '^\(XEN\) Xen version [^ ]+|Linux version [^ ]+|KTAP version 1|Using [-a-zA-Z0-9]+ ABI|xen-test: .*' \
+		"$1" 2>/dev/null | tail -n 1 | tr -d '\r' || true
+}
+
+run_qemu() {
+	local raw=$SERIAL.raw t0=$SECONDS last=$SECONDS status=0
+	rm -f "$raw"
+	say "booting Xen $(<"$XROOT/.version") + dom0 under QEMU (TCG, 2 vCPUs; hard limit ${TIMEOUT}s)"
+	trap kill_qemu EXIT
+	trap 'kill_qemu; die "interrupted"' INT TERM
+	timeout -k 10 "$TIMEOUT" qemu-system-x86_64 \
+		-accel tcg -cpu max,-smap -smp 2 -m 2048 \
+		-nodefaults -display none -monitor none -no-reboot \
+		-serial "file:$raw" \
+		-kernel "$XEN_ELF" -append "$XEN_ARGS" \
+		-initrd "$KERNEL $DOM0_ARGS,$XBUILD/dom0.cpio.gz" \
+		>"$L-qemu.log" 2>&1 &
+	QEMU_PID=$!
+	while kill -0 "$QEMU_PID" 2>/dev/null; do
+		sleep 1
+		if ((SECONDS - last >= 30)); then
+			last=$SECONDS
+			say "$(fmt_time $((SECONDS - t0))) elapsed, last marker: $(landmark "$raw")"
+		fi
+	done
+	wait "$QEMU_PID" || status=$?
+	QEMU_PID=
+	trap - EXIT INT TERM
+	QEMU_TIME=$((SECONDS - t0))
+	QEMU_STATUS=$status
+	tr -d '\r' <"$raw" >"$SERIAL"
+	rm -f "$raw"
+}
+
+# --------------------------------------------------------------- judging ---
+PASSED=0 FAILED=0
+pass() {
+	PASSED=$((PASSED + 1))
+	say "$1: $2"
+}
+fail() {
+	FAILED=$((FAILED + 1))
+	say "$1: FAILED: $2"
+}
+
+# marker_rc LOG STAGE: the rc of "xen-test: stage STAGE end rc=N" in LOG,
+# "skipped (...)" or "missing".
+marker_rc() {
+	local m
+	m=$(grep -aoE "^xen-test: stage $2 (end rc=[0-9]+|skipped.*)" "$1" | tail -n 1) || true
+	case $m in
+	*"end rc="*) echo "${m##*rc=}" ;;
+	*skipped*) echo "skipped${m##*skipped}" ;;
+	*) echo missing ;;
+	esac
+}
+
+# rc_text RC: marker_rc's answer for a failure message.
+rc_text() {
+	case $1 in
+	missing) echo "no end marker (the stage did not finish)" ;;
+	skipped*) echo "stage $1" ;;
+	*) echo "rc=$1" ;;
+	esac
+}
+
+# between LOG STAGE: the lines between the stage's begin and end markers.
+between() {
+	awk -v b="xen-test: stage $2 begin" -v e="xen-test: stage $2 end" \
+		'index($0, e) == 1 { f = 0 } f { print } index($0, b) == 1 { f = 1 }' "$1"
+}
+
+# Splits the serial log: the guest's console (printed by dom0's init
+# between markers), dom0's console (the rest, without Xen's own lines).
+split_logs() {
+	awk -v d0="$L-dom0.log" -v du="$L-domU.log" '
+		BEGIN { printf "" > d0; printf "" > du }
+		/^xen-test: domU console begin/ { u = 1; next }
+		/^xen-test: domU console end/ { u = 0; next }
+		u { print > du; next }
+		/^\(XEN\)/ { next }
+		{ print > d0 }' "$SERIAL"
+}
+
+# The suites the tree's KUnit sources define (all must report).
+expected_suites() {
+	grep -ho '\.name *= *"xen_evtchn[a-z0-9_]*"' "$LINUX"/drivers/xen/events/tests/*.c 2>/dev/null |
+		grep -o '"[^"]*"' | tr -d '"' | sort -u
+}
+
+# kunit_stage WHO CONSOLE INIT_MARK: the KTAP of CONSOLE up to INIT_MARK
+# (the init's first line) in $L-WHO-ktap.log, parsed by kunit.py.
+kunit_stage() {
+	local who=$1 console=$2 mark=$3 ktap=$L-$1-ktap.log out=$L-$1-kunit.txt
+	local line p f s status=0 suite missing=()
+	awk -v m="$mark" 'index($0, m) { exit } /KTAP version 1/ { k = 1 } k' "$console" >"$ktap"
+	if [[ ! -s $ktap ]]; then
+		fail "$who KUnit" "no KTAP output in $console"
+		return
+	fi
+	python3 "$LINUX/tools/testing/kunit/kunit.py" parse "$ktap" >"$out" 2>&1 || status=$?
+	line=$(sed 's/\x1b\[[0-9;]*m//g' "$out" | grep -o 'Testing complete\. Ran [0-9]* tests:.*' | tail -n 1) || true
+	count() { grep -oP "\\b$1: \\K[0-9]+" <<<"$line" || echo 0; }
+	p=$(count passed)
+	f=$(($(count failed) + $(count crashed) + $(count errors)))
+	s=$(count skipped)
+	for suite in $(expected_suites); do
+		grep -qE "^ *(not )?ok [0-9]+ $suite( |$)" "$ktap" || missing+=("$suite")
+	done
+	local summary="$p passed, $f failed, $s skipped"
+	if [[ -z $line ]]; then
+		fail "$who KUnit" "kunit.py parse found no results (see $out)"
+	elif ((status != 0 || f != 0 || s != 0 || p == 0)); then
+		fail "$who KUnit" "$summary (see $out)"
+	elif ((${#missing[@]})); then
+		fail "$who KUnit" "$summary, but no result for suite(s) ${missing[*]}"
+	else
+		pass "$who KUnit" "$summary"
+	fi
+}
+
+# tap_counts TEXT: "N passed, M failed, K skipped" of TAP "ok"/"not ok"
+# lines ("ok N - name # SKIP why" is a skip).
+tap_counts() {
+	local ok nok skip
+	ok=$(grep -cE '^ok [0-9]+' <<<"$1") || true
+	nok=$(grep -cE '^not ok [0-9]+' <<<"$1") || true
+	skip=$(grep -ciE '^(not )?ok [0-9]+.*# *skip' <<<"$1") || true
+	echo "$((ok - skip)) passed, $nok failed, $skip skipped"
+}
+
+judge() {
+	local d0=$L-dom0.log du=$L-domU.log rc rc2 out out2 ver abi n line
+
+	# dom0 boot
+	ver=$(grep -aoE '^\(XEN\) Xen version [^ ]+' "$SERIAL" | head -n 1 | awk '{print $4}') || true
+	abi=$(grep -aoE 'xen:events: Using [-a-zA-Z0-9]+ ABI' "$d0" | head -n 1) || true
+	if [[ $ver != "$XEN_SERIES".* ]]; then
+		fail "dom0 boot" "no '(XEN) Xen version $XEN_SERIES' line"
+	elif ! grep -q 'Linux version ' "$d0"; then
+		fail "dom0 boot" "Xen $ver up, but dom0's kernel printed nothing"
+	elif [[ $abi != *"Using 2-level ABI" ]]; then
+		fail "dom0 boot" "Xen $ver, dom0 says '${abi:-no xen:events: line}', not 'Using 2-level ABI'"
+	elif ! grep -q '^xen-test: dom0 init started' "$d0"; then
+		fail "dom0 boot" "Xen $ver, 2-level ABI, but dom0's init did not start"
+	else
+		pass "dom0 boot" "ok (Xen $ver, 2-level ABI)"
+	fi
+
+	kunit_stage dom0 "$d0" "xen-test: dom0 init started"
+
+	# dom0 stress: TAP, then the program's closing line.
+	rc=$(marker_rc "$d0" dom0-stress)
+	out=$(between "$d0" dom0-stress)
+	printf '%s\n' "$out" >"$L-dom0-stress.log"
+	n=$(tap_counts "$out")
+	line=$(grep -m1 '^evtchn-stress: ports' <<<"$out" | sed 's/^evtchn-stress: //') || true
+	if [[ $rc == 0 && $n =~ ^[1-9][0-9]*\ passed,\ 0\ failed,\ 0\ skipped$ ]]; then
+		pass "dom0 stress" "$n (evtchn-stress loop: ${line:-no summary line})"
+	else
+		fail "dom0 stress" "$(rc_text "$rc"), $n (see $L-dom0-stress.log)"
+	fi
+
+	# Xen tools
+	rc=$(marker_rc "$d0" xen-tools)
+	if [[ $rc == 0 ]]; then
+		pass "dom0 Xen tools" "ok (xenstored, xen-init-dom0, xenconsoled, xl)"
+	else
+		fail "dom0 Xen tools" "$(rc_text "$rc") (see $d0)"
+	fi
+
+	# domU boot
+	rc=$(marker_rc "$d0" domU)
+	abi=$(grep -aoE 'xen:events: Using [-a-zA-Z0-9]+ ABI' "$du" | head -n 1) || true
+	if [[ $rc != 0 ]]; then
+		fail "domU boot" "xl create or the guest's run: $(rc_text "$rc") (see $d0)"
+	elif ! grep -q 'Linux version ' "$du"; then
+		fail "domU boot" "no kernel output in the guest's console log ($du)"
+	elif [[ $abi != *"Using 2-level ABI" ]]; then
+		fail "domU boot" "the guest says '${abi:-no xen:events: line}', not 'Using 2-level ABI'"
+	elif ! grep -q '^xen-test: domU init done' "$du"; then
+		fail "domU boot" "the guest's init did not finish (see $du)"
+	else
+		pass "domU boot" "ok (PV, 2-level ABI, powered off)"
+	fi
+
+	if [[ -s $du ]]; then
+		kunit_stage domU "$du" "xen-test: domU init started"
+	else
+		fail "domU KUnit" "no guest console log"
+	fi
+
+	# exchange: dom0's serve and the guest's peer, each must end with
+	# "exchange: N events sent, N received, 0 lost", N = XEN_TEST_EVENTS.
+	rc=$(marker_rc "$d0" exchange)
+	rc2=$(marker_rc "$du" domU-peer)
+	out=$(between "$d0" exchange | grep -v '^xen-test:') || true
+	out2=$(between "$du" domU-peer) || true
+	{
+		echo "== dom0: evtchn-stress serve --domid 1 --count $EVENTS"
+		printf '%s\n' "$out"
+		echo "== domU: evtchn-stress peer --domid 0 --port P --count $EVENTS"
+		printf '%s\n' "$out2"
+	} >"$L-exchange.log"
+	local want="exchange: $EVENTS events sent, $EVENTS received, 0 lost"
+	line=$(grep -m1 '^round trip:' <<<"$out2") || true
+	if [[ $rc != 0 || $rc2 != 0 ]]; then
+		fail "dom0<->domU exchange" "serve: $(rc_text "$rc"); peer: $(rc_text "$rc2") (see $L-exchange.log)"
+	elif ! grep -qx "$want" <<<"$out" || ! grep -qx "$want" <<<"$out2"; then
+		fail "dom0<->domU exchange" "no '$want' from both sides (see $L-exchange.log)"
+	else
+		pass "dom0<->domU exchange" "$((2 * EVENTS)) events ($EVENTS each way), 0 lost${line:+; $line}"
+	fi
+
+	# kernel splats, anywhere
+	if grep -anE "$SPLATS" "$SERIAL" | grep -av '^[0-9]*:(XEN)' >"$L-splats.txt" ||
+		grep -anE "$XEN_SPLATS" "$SERIAL" >>"$L-splats.txt"; then
+		fail "kernel splats" "$(wc -l <"$L-splats.txt") line(s) in $SERIAL, first: $(head -n 1 "$L-splats.txt") (all: $L-splats.txt)"
+	else
+		pass "kernel splats" "none"
+	fi
+
+	# shutdown
+	if ((QEMU_STATUS == 124 || QEMU_STATUS == 137)); then
+		fail "shutdown" "QEMU killed after the ${TIMEOUT}s limit (serial log at: $(landmark "$SERIAL"))"
+	elif grep -q '^xen-test: watchdog' "$SERIAL"; then
+		fail "shutdown" "$(grep -m1 '^xen-test: watchdog' "$SERIAL")"
+	elif ((QEMU_STATUS != 0)); then
+		fail "shutdown" "QEMU exited with status $QEMU_STATUS (see $L-qemu.log)"
+	elif ! grep -q '^xen-test: dom0 init done' "$d0"; then
+		fail "shutdown" "QEMU ended before dom0's init finished (at: $(landmark "$SERIAL"))"
+	else
+		pass "shutdown" "dom0 powered off after $(fmt_time "$QEMU_TIME")"
+	fi
+}
+
+# ----------------------------------------------------------------- main ---
+mkdir -p "$LOGS" "$XBUILD"
+: >"$PREPLOG"
+check_host
+require_tree
+check_kernel
+fetch_xen
+build_stress
+build_initramfs
+say "kernel: $BZIMAGE ($(date -r "$BZIMAGE" '+%F %T'))"
+say "initramfs: $XBUILD/dom0.cpio.gz ($(du -h "$XBUILD/dom0.cpio.gz" | cut -f1)), guest: $XBUILD/domU.cpio.gz"
+run_qemu
+split_logs
+judge
+say "logs: $L-serial.log (the whole serial console), $L-{dom0,domU}.log,"
+say "      $L-{dom0,domU}-ktap.log, $L-{dom0,domU}-kunit.txt,"
+say "      $L-dom0-stress.log, $L-exchange.log"
+say "total time $(fmt_time "$SECONDS") (QEMU $(fmt_time "$QEMU_TIME"))"
+echo "xen-test: $PASSED passed, $FAILED failed"
+((FAILED == 0))
