@@ -9,6 +9,7 @@
 #   x86_64-san, arm-san  x86_64 or arm with KASAN and UBSAN (shift, bounds);
 #                        on arm, where xen_ulong_t is wider than unsigned
 #                        long, a bad shift in the scan is a UBSAN report
+# and then the live test on Xen (mk/xen-test.sh; XEN_TEST=0 leaves it out).
 set -euo pipefail
 # shellcheck source=mk/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -22,7 +23,8 @@ for cfg in $configs; do
 	arch=${cfg%-san}
 	env=()
 	if [[ $cfg == *-san ]]; then
-		env=(KUNIT_BUILD_DIR="kunit-$cfg" KUNIT_KCONFIG_ADD="$SANITIZERS")
+		env=(KUNIT_BUILD_DIR="kunit-$cfg" KUNIT_KCONFIG_ADD="$SANITIZERS"
+			KUNIT_XEN_TEST=0)
 	fi
 	say "== KUnit, $cfg"
 	status=0
@@ -42,6 +44,26 @@ for cfg in $configs; do
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
 	results+=("$(printf '%-12s %4d passed, %d failed, %d skipped  (%s)' "$cfg" "$p" "$f" "$s" "$log")")
 done
+
+# Then the live test on Xen 4.17 in QEMU (mk/xen-test.sh), with the
+# x86_64 KUnit kernel as dom0 and PV domU; each of its stages counts.
+# XEN_TEST=0 leaves it out (say so in any result you quote).
+if [[ ${XEN_TEST:-1} != 0 ]]; then
+	say "== live on Xen (mk/xen-test.sh)"
+	out=$LOGS/xen-test.out
+	status=0
+	"$(dirname "$0")/xen-test.sh" 2>&1 | tee "$out" || status=$?
+	line=$(grep -oE '^xen-test: [0-9]+ passed, [0-9]+ failed' "$out" | tail -n 1) || true
+	p=$(grep -oP '\b\K[0-9]+(?= passed)' <<<"$line" || echo 0)
+	f=$(grep -oP '\b\K[0-9]+(?= failed)' <<<"$line" || echo 0)
+	if ((status != 0 && f == 0)); then
+		f=1
+	fi
+	passed=$((passed + p)) failed=$((failed + f))
+	results+=("$(printf '%-12s %4d passed, %d failed  (%s)' xen-live "$p" "$f" "$out")")
+else
+	results+=("xen-live     left out (XEN_TEST=0)")
+fi
 
 countfile=$LOGS/replay-check.count
 if [[ -f $countfile ]]; then
