@@ -614,6 +614,8 @@ static void evtchn_2l_live_test_timer_first(struct kunit *test)
 	KUNIT_ASSERT_LT_MSG(test, try, 5U,
 			    "cursor %u: the timer's port %u comes first anyway",
 			    cursor.port, timer);
+	kunit_info(test, "vCPU 0, cursor %u, VIRQ_TIMER port %u pending, serviced %s\n",
+		   cursor.port, timer, live_fmt_log(ctx));
 	KUNIT_EXPECT_FALSE_MSG(test, ctx->timer_pending_at_first,
 			       "cursor %u: port %u serviced while VIRQ_TIMER port %u was pending",
 			       cursor.port, ctx->log[0].port, timer);
