@@ -205,4 +205,55 @@ static __always_inline void evtchn_2l_scan(xen_ulong_t pending_words,
 				    word_bits, cursor, active, service, data);
 }
 
+/* "No VIRQ_TIMER port" for evtchn_2l_pass(). */
+#define EVTCHN_2L_NO_PORT	((evtchn_port_t)~0U)
+
+/**
+ * typedef evtchn_2l_take_fn - take the selector word of the scanning vCPU
+ * @data: the caller's context, as passed to evtchn_2l_pass().
+ *
+ * Return: the vCPU's evtchn_pending_sel, exchanged with 0 atomically
+ * (after the upcall-pending flag was cleared: the exchange must order
+ * the two).
+ */
+typedef xen_ulong_t (*evtchn_2l_take_fn)(void *data);
+
+/**
+ * evtchn_2l_pass() - one pass of the 2-level upcall on one CPU
+ * @timer_port: the CPU's VIRQ_TIMER port, or EVTCHN_2L_NO_PORT.
+ * @word_bits: bits per event word (BITS_PER_EVTCHN_WORD in the kernel).
+ * @cursor: this CPU's cursor.
+ * @take: takes the vCPU's selector word.
+ * @active: reads the active bits of a word.
+ * @service_timer: services @timer_port.
+ * @service: services one port found by the scan.
+ * @data: context passed to the callbacks.
+ *
+ * The timer interrupt has the highest priority: if @timer_port is
+ * active, @service_timer services it first, and the cursor does not
+ * move.  Then the selector is taken and evtchn_2l_scan() services the
+ * active ports of the words it names.  The caller clears the vCPU's
+ * upcall-pending flag before each pass and repeats passes until it
+ * stays clear.  The kernel's evtchn_2l_handle_events() is this pass with
+ * the hypervisor's shared_info and the vCPU's vcpu_info behind the
+ * callbacks; the KUnit suite and the userspace tools call it on models.
+ *
+ * Context: as evtchn_2l_scan().
+ */
+static __always_inline void evtchn_2l_pass(evtchn_port_t timer_port,
+					   unsigned int word_bits,
+					   struct evtchn_2l_cursor *cursor,
+					   evtchn_2l_take_fn take,
+					   evtchn_2l_active_fn active,
+					   evtchn_2l_service_fn service_timer,
+					   evtchn_2l_service_fn service,
+					   void *data)
+{
+	if (timer_port != EVTCHN_2L_NO_PORT &&
+	    evtchn_2l_port_active(timer_port, word_bits, active, data))
+		service_timer(timer_port, data);
+
+	evtchn_2l_scan(take(data), word_bits, cursor, active, service, data);
+}
+
 #endif /* __EVENTS_2L_SCAN_H__ */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * evtchn-bench: the cost per serviced port of a 2-level event channel
- * upcall, for the series' scan ("rr", evtchn_2l_scan() from
+ * upcall, for the series' pass ("rr", evtchn_2l_pass() from
  * events_2l_scan.h), Linux 6.12's ("base", its events_2l.c compiled
  * unchanged: base_2l.c built with EVR_BASE_LEAN) and the 2.6.18-era
  * lowest-port-first scan ("lowest"), on a set of pending-bit patterns.
@@ -110,16 +110,17 @@ static __always_inline xen_ulong_t evb_xchg_sel(struct evb_state *st)
 	return sel;
 }
 
-/* rr: the series' evtchn_2l_handle_events(), with the bench's service. */
+static __always_inline xen_ulong_t evb_rr_take(void *data)
+{
+	return evb_xchg_sel(data);
+}
+
+/* rr: the series' pass, evtchn_2l_pass(), with the bench's service. */
 static void evb_pass_rr(struct evb_state *st)
 {
-	if (st->timer_port != EVR_NO_PORT &&
-	    evtchn_2l_port_active(st->timer_port, EVB_WORD_BITS, evb_active,
-				  st))
-		evb_service(st, st->timer_port);
-
-	evtchn_2l_scan(evb_xchg_sel(st), EVB_WORD_BITS, &st->cursor,
-		       evb_active, evb_rr_service, st);
+	evtchn_2l_pass(st->timer_port, EVB_WORD_BITS, &st->cursor,
+		       evb_rr_take, evb_active, evb_rr_service, evb_rr_service,
+		       st);
 }
 
 /* lowest: each selector word in turn, re-read until it has no active port. */
@@ -458,8 +459,8 @@ static void evb_cpu_model(char *buf, size_t size)
 
 /* How the figures are made; printed above the table. */
 static const char evb_method[] =
-"policies: rr = evtchn_2l_scan() (events_2l_scan.h), called as the series'\n"
-"          evtchn_2l_handle_events() calls it; base = Linux 6.12's\n"
+"policies: rr = evtchn_2l_pass() (events_2l_scan.h), the pass the series'\n"
+"          evtchn_2l_handle_events() runs; base = Linux 6.12's\n"
 "          evtchn_2l_handle_events(), its events_2l.c compiled unchanged;\n"
 "          lowest = the 2.6.18-era scan (each selector word re-read until it\n"
 "          is empty, lowest port first).\n"

@@ -260,22 +260,24 @@ static void evr_rr_service(evtchn_port_t port, void *data)
 	evr_service(ctx->sim, port);
 }
 
+static xen_ulong_t evr_rr_take(void *data)
+{
+	struct evr_rr_ctx *ctx = data;
+	struct evr_cpu *c = &ctx->sim->cpu[ctx->cpu];
+	u64 sel = c->sel;
+
+	c->sel = 0;
+	return sel;
+}
+
+/* The kernel's pass, evtchn_2l_pass(), on the model. */
 static void evr_pass_rr(struct evr_sim *sim, unsigned int cpu)
 {
 	struct evr_rr_ctx ctx = { .sim = sim, .cpu = cpu };
 	struct evr_cpu *c = &sim->cpu[cpu];
-	u64 sel;
 
-	/* Timer interrupt has highest priority; it does not move the cursor. */
-	if (c->timer_port != EVR_NO_PORT &&
-	    evtchn_2l_port_active(c->timer_port, sim->word_bits,
-				  evr_rr_active, &ctx))
-		evr_service(sim, c->timer_port);
-
-	sel = c->sel;
-	c->sel = 0;
-	evtchn_2l_scan(sel, sim->word_bits, &c->cursor, evr_rr_active,
-		       evr_rr_service, &ctx);
+	evtchn_2l_pass(c->timer_port, sim->word_bits, &c->cursor, evr_rr_take,
+		       evr_rr_active, evr_rr_service, evr_rr_service, &ctx);
 }
 
 const struct evr_policy evr_policy_rr = {

@@ -29,7 +29,7 @@
 #define EVR_MAX_SERVICES	4000000
 #define EVR_MAX_RULES		1024
 #define EVR_MAX_TARGETS		65536
-#define EVR_NO_PORT		0xffffffffU
+#define EVR_NO_PORT		EVTCHN_2L_NO_PORT
 
 struct evr_sim;
 
