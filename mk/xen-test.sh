@@ -37,11 +37,6 @@ TIMEOUT=${XEN_TEST_TIMEOUT:-600}
 EVENTS=${XEN_TEST_EVENTS:-10000}
 XEN_SERIES=4.17
 XEN_PKGS=("xen-hypervisor-$XEN_SERIES-amd64" "xen-utils-$XEN_SERIES")
-# Installed on the host (mk/packages): the libraries of Debian's Xen tools,
-# resolved with ldd and copied into dom0's initramfs, and the other tools.
-HOST_PKGS=("libxenmisc$XEN_SERIES" libxenstore4 libxentoollog1 libxenevtchn1
-	libxengnttab1 libxencall1 libxenforeignmemory1 libyajl2
-	busybox-static cpio qemu-system-x86 python3)
 XEN_BIN=/usr/lib/xen-$XEN_SERIES/bin
 XEN_TOOLS=(xl xenstored xenconsoled xen-init-dom0)
 # What the kernel needs for every stage (lab/xen/xen-test.config).
@@ -66,13 +61,10 @@ L=$LOGS/xen-test
 
 # ---------------------------------------------------------- requirements ---
 check_host() {
-	local p missing=() cmd
-	for p in "${HOST_PKGS[@]}"; do
-		[[ $(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null) == installed ]] ||
-			missing+=("$p")
-	done
-	((${#missing[@]} == 0)) ||
-		die "missing Debian packages: ${missing[*]} (listed in mk/packages; run 'make deps' as root)"
+	local cmd
+	# The Debian packages of mk/packages (the Xen tools' libraries among
+	# them): mk/deps.sh installs what is missing, or names it.
+	"$ROOT/mk/deps.sh"
 	for cmd in qemu-system-x86_64 busybox cpio gzip python3 ldd apt-get dpkg-deb timeout; do
 		command -v "$cmd" >/dev/null || die "$cmd not found"
 	done
