@@ -17,7 +17,6 @@
  */
 
 #include <kunit/test.h>
-#include <linux/cpu.h>
 #include <linux/cpumask.h>
 #include <linux/delay.h>
 #include <linux/interrupt.h>
@@ -63,7 +62,6 @@ struct live_ctx {
 	struct kunit *test;
 	struct live_port *ports;
 	unsigned int nr_ports;
-	unsigned int nr_bound;
 	/* Written by the handlers, only while @recording. */
 	bool recording;
 	unsigned int log_len;
