@@ -45,11 +45,17 @@ fi
 E_PATCH=()  # per entry: patch file name
 E_FILES=()  # per entry: its new files, newline-separated
 declare -A CLAIMED=() SEEN_PATCH=()
-lineno=0
-while IFS= read -r line || [[ -n $line ]]; do
-	lineno=$((lineno + 1))
+# An entry goes on over the lines that follow it and start with blanks;
+# "LINENO<tab>ENTRY" per entry.
+series_entries() {
+	awk '{ sub(/#.*/, "") }
+	     /^[ \t]/ && n { e = e " " $0; next }
+	     NF { if (n) print n "\t" e; n = NR; e = $0 }
+	     END { if (n) print n "\t" e }' patches/series
+}
+while IFS=$'\t' read -r lineno line; do
 	where="patches/series:$lineno"
-	read -ra words <<<"${line%%#*}"
+	read -ra words <<<"$line"
 	((${#words[@]})) || continue
 	patch=${words[0]}
 	[[ $patch == *.patch && $patch != */* ]] ||
@@ -79,7 +85,7 @@ while IFS= read -r line || [[ -n $line ]]; do
 	done
 	E_PATCH+=("$patch")
 	E_FILES+=("$(printf '%s\n' "${files[@]}")")
-done <patches/series
+done < <(series_entries)
 
 unclaimed=()
 while IFS= read -r f; do
