@@ -27,8 +27,9 @@ tree: deps
 kunit: tree
 	@mk/kunit.sh $(ARCH)
 
-# The replay tool's userspace tests (mk/replay.sh): builds evtchn-replay
-# from build/linux and runs tools/testing/xen-evtchn/run-tests.sh.
+# The replay tool's userspace tests (mk/replay.sh): evtchn-replay as the
+# series has it (build/linux), then the lab's build of it with the "base"
+# policy (lab/scan/), on the host and for 32-bit Arm.
 replay-check: tree
 	@mk/replay.sh check
 
@@ -49,11 +50,11 @@ bisect-build: tree
 clean:
 	rm -rf build
 
-# Measurements of the scan (tree: the base commit's events_2l.c is the
-# "base" policy).  bench: instructions and ns per serviced port of rr,
-# base and lowest (mk/bench.sh, table in build/out/bench.txt).
-# fairness: per-guest services in the replay scenarios of
-# tools/testing/xen-evtchn/fairness/ (mk/fairness.sh, build/out/fairness.txt
+# The comparison lab (lab/, outside the series; tree: the base commit's
+# events_2l.c is the "base" policy).  bench: instructions and ns per
+# serviced port of rr, base and lowest (mk/bench.sh, lab/scan/bench.c,
+# table in build/out/bench.txt).  fairness: per-guest services in the
+# replay scenarios of lab/fairness/ (mk/fairness.sh, build/out/fairness.txt
 # and build/out/fairness-<scenario>.png).
 bench: tree
 	@mk/bench.sh

@@ -1,5 +1,5 @@
 #!/bin/bash
-# mk/bench.sh: build evtchn-bench (tools/testing/xen-evtchn/bench.c) into
+# mk/bench.sh: build evtchn-bench (lab/scan/bench.c) into
 # build/bench/ and run it: instructions and nanoseconds per serviced port
 # of one upcall, for the rr, base and lowest scans, on a set of
 # pending-bit patterns.  Prints the table and saves it to
@@ -10,7 +10,7 @@ set -euo pipefail
 
 command -v valgrind >/dev/null || die "valgrind not found (run 'make deps')"
 say "building build/bench/evtchn-bench"
-xen_evtchn_make "$BUILD/bench" bench
+lab_make "$BUILD/bench" bench
 mkdir -p "$BUILD/out"
 out=$BUILD/out/bench.txt
 say "running (instruction counts under callgrind first, then timings; a row a family)"

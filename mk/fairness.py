@@ -24,7 +24,7 @@ STAT = re.compile(r"port (\d+) services=(\d+) max_wait=(\d+) mean_wait=([0-9.]+)
 
 HEADER = """\
 fairness: services per guest of the rr, base and lowest scans on replay scenarios, {date}
-scenarios: tools/testing/xen-evtchn/fairness/*.replay, run as evtchn-replay --policy P --stats FILE
+scenarios: lab/fairness/*.replay, run as evtchn-replay --policy P --stats FILE
 throughput: a guest's services = the services of its rx and tx ports over the whole run
             (each is a batch of data delivered to the guest or of its acks forwarded; events
             raised while a port is still pending merge into one service)

@@ -1,6 +1,6 @@
 #!/bin/bash
 # mk/fairness.sh: replay the fairness scenarios
-# (tools/testing/xen-evtchn/fairness/*.replay) under the rr, base and
+# (lab/fairness/*.replay) under the rr, base and
 # lowest scans and report per-guest services, max/min, Jain's index and
 # waits: the table goes to stdout and build/out/fairness.txt, a chart per
 # scenario to build/out/fairness-<scenario>.png.  evtchn-replay is built
@@ -12,7 +12,7 @@ set -euo pipefail
 command -v gnuplot >/dev/null || die "gnuplot not found (run 'make deps')"
 command -v python3 >/dev/null || die "python3 not found (run 'make deps')"
 say "building build/fairness/evtchn-replay"
-xen_evtchn_make "$BUILD/fairness" all
+lab_make "$BUILD/fairness" all
 python3 "$ROOT/mk/fairness.py" "$BUILD/fairness/evtchn-replay" \
-	"$ROOT/tools/testing/xen-evtchn/fairness" "$BUILD/out"
+	"$ROOT/lab/fairness" "$BUILD/out"
 say "saved build/out/fairness.txt and build/out/fairness-*.png"

@@ -167,15 +167,14 @@ extract_base_src() {
 	BASE_SRC=$EVENTS_SRC
 }
 
-# xen_evtchn_make OUT ARGS...: make ARGS in the repo's own
-# tools/testing/xen-evtchn (the files the series adds, as build/linux has
-# them after 'make tree'), objects and binaries in OUT, the "base" policy
-# compiled from extract_base_src.
-xen_evtchn_make() {
+# lab_make OUT ARGS...: make ARGS in the comparison lab's lab/scan/
+# (evtchn-replay with the "base" policy, evtchn-bench), objects and
+# binaries in OUT, "base" compiled from extract_base_src.
+lab_make() {
 	local out=$1
 	shift
 	extract_base_src
 	mkdir -p "$out"
-	make -C "$ROOT/tools/testing/xen-evtchn" -s OUTPUT="$out/" \
-		BASE_SRC="$BASE_SRC" "$@"
+	make -C "$ROOT/lab/scan" -s OUTPUT="$out/" BASE_SRC="$BASE_SRC" \
+		KERNEL="$LINUX" "$@"
 }

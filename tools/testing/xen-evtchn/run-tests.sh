@@ -5,21 +5,22 @@
 #
 #  - every corpus script passes (its expect lines hold) with --policy rr;
 #  - TESTS/NAME.POLICY.out is the exact output of
-#    "--policy POLICY --stats TESTS/NAME.replay", and so for each further
-#    GOLDEN directory: outputs that hold for one build only (tests/lp64 for
-#    64-bit builds, tests/arm32 for 32-bit Arm), of scripts in that
-#    directory or in TESTS;
+#    "--policy POLICY --stats TESTS/NAME.replay", and so in each further
+#    GOLDEN directory (outputs that hold for one build or one set of
+#    policies only), of scripts in that directory or in TESTS;
 #  - each TESTS/errors/*.replay, whose first line is "# error: LINE: MSG",
 #    exits 2 with exactly "FILE:LINE: MSG" on stderr, and prints on
 #    stdout only what TESTS/errors/NAME.out holds (or nothing);
 #  - command line errors exit 2 with a one-line message.
 #
-# REPLAY may be a command with a prefix (qemu-arm-static evtchn-replay).
-# NO_BASE=1: the tool was built without the base policy; skip its outputs.
+# REPLAY may be a command with a prefix ("qemu-arm-static evtchn-replay"):
+# it is split into words, nothing else is.
 # The last line is "replay: N passed, M failed".
 
 set -u
-replay=$1 corpus=$2 tests=$3
+shopt -s nullglob
+read -ra replay <<<"$1"
+corpus=$2 tests=$3
 shift 3
 pass=0 fail=0
 tmp=$(mktemp -d)
@@ -29,19 +30,20 @@ ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 
 # run ARGS...: run the tool, stdout/stderr to $tmp/out, $tmp/err; sets rc.
-run() { $replay "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?; }
+run() { "${replay[@]}" "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?; }
 
 for f in "$corpus"/*.replay; do
 	run --policy rr "$f"
 	if [ $rc -eq 0 ]; then ok; else bad "$f (rr): exit $rc: $(cat "$tmp/err")"; fi
 done
 
-for want in "$tests"/*.*.out $(for d in "$@"; do echo "$d"/*.*.out; done); do
+outs=("$tests"/*.*.out)
+for d in "$@"; do
+	outs+=("$d"/*.*.out)
+done
+for want in "${outs[@]}"; do
 	base=${want%.out}
 	policy=${base##*.}
-	if [ "$policy" = base ] && [ -n "${NO_BASE:-}" ]; then
-		continue
-	fi
 	# The script is beside its output, or in TESTS or a GOLDEN directory.
 	script=${base%.*}.replay
 	for d in "$tests" "$@"; do
@@ -83,11 +85,11 @@ cli() {
 }
 cli "evtchn-replay: $tmp/missing.replay: No such file or directory" "$tmp/missing.replay"
 any=$corpus/every-port.replay
-cli "evtchn-replay: unknown policy 'fifo' (rr, base or lowest)" --policy fifo "$any"
+cli "evtchn-replay: unknown policy 'fifo'" --policy fifo "$any"
 cli "evtchn-replay: --word-bits must be 32 or 64, not '48'" --word-bits 48 "$any"
 
 # Standard input, and --word-bits as the default geometry.
-printf 'pend 1023\nupcall 0\n' | $replay --word-bits 32 - >"$tmp/out" 2>"$tmp/err"
+printf 'pend 1023\nupcall 0\n' | "${replay[@]}" --word-bits 32 - >"$tmp/out" 2>"$tmp/err"
 if [ "$(cat "$tmp/out")" = "upcall cpu=0 serviced=1023 cursor=0" ]; then
 	ok
 else

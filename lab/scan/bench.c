@@ -19,7 +19,7 @@
 #include <unistd.h>
 #include <valgrind/callgrind.h>
 
-#include "evr_shim.h"
+#include "lab_shim.h"
 #include "bench.h"
 
 #define EVB_COUNT_UPCALLS	4	/* upcalls per cell under callgrind */

@@ -1,2 +1,2 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-#include "../../evr_shim.h"
+#include "lab_shim.h"

@@ -17,7 +17,7 @@
  * per-CPU state, which the bench sets directly, with the bench's service
  * (bench.h) and no engine, and it exports evb_upcall_base().
  */
-#include "evr_shim.h"
+#include "lab_shim.h"
 #include "evtchn_2l_replay.h"
 #include "base_2l.h"
 #ifdef EVR_BASE_LEAN

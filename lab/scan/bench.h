@@ -8,7 +8,7 @@
 #ifndef __EVB_BENCH_H__
 #define __EVB_BENCH_H__
 
-#include "evr_shim.h"
+#include "lab_shim.h"
 #include "evtchn_2l_replay.h"
 
 #define EVB_WORD_BITS	64
