@@ -1,8 +1,13 @@
 #!/bin/bash
 # mk/series.sh: export build/linux's base..HEAD as a mail-ready series in
-# build/series/ (git format-patch --cover-letter) and run checkpatch.pl
-# --strict on every patch.  Fails if any patch has errors, warnings or
-# (under --strict) checks.
+# build/series/ and check it:
+#  - every patch signed off by the sender: SIGNOFF="Name <mail>", else the
+#    repo's git identity (user.name, user.email); without either it stops;
+#  - V=n (n > 1) makes it a versioned re-send, "[PATCH vn ...]";
+#  - the cover letter is generated from mk/cover-letter.in, the commits
+#    and lab/measured.txt; To/Cc come from scripts/get_maintainer.pl;
+#  - checkpatch.pl --strict on every patch: any error, warning or check
+#    fails the run.
 set -euo pipefail
 # shellcheck source=mk/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -14,9 +19,160 @@ if ((n == 0)); then
 	say "nothing to export: patches/series has no entries"
 	exit 0
 fi
-rm -rf "$out"
-git -C "$LINUX" format-patch -q -o "$out" --cover-letter base..HEAD
-say "$n patch(es) and a cover letter in $out/"
+
+# The sender, for From: and Signed-off-by:.  Never made up.
+if [[ -n ${SIGNOFF:-} ]]; then
+	ident=$SIGNOFF
+else
+	name=$(git -C "$ROOT" config user.name || true)
+	mail=$(git -C "$ROOT" config user.email || true)
+	[[ -n $name && -n $mail ]] ||
+		die "no identity to sign the patches off with: set git config user.name and user.email, or run make series SIGNOFF=\"Your Name <you@example.org>\""
+	ident="$name <$mail>"
+fi
+[[ $ident =~ ^([^<>]*[^<>[:space:]])\ +\<([^<>[:space:]]+@[^<>[:space:]]+)\>$ ]] ||
+	die "SIGNOFF must read \"Name <mail>\", not '$ident'"
+sender_name=${BASH_REMATCH[1]} sender_mail=${BASH_REMATCH[2]}
+
+V=${V:-1}
+[[ $V =~ ^[1-9][0-9]*$ ]] || die "V must be a version number (1, 2, ...), not '$V'"
+version=()
+((V == 1)) || version=(-v "$V")
+
+# format_patch DIR ARGS...: the series as mail in DIR, signed off by the
+# sender and sent from them.
+format_patch() {
+	local dir=$1
+	shift
+	rm -rf "$dir"
+	GIT_COMMITTER_NAME=$sender_name GIT_COMMITTER_EMAIL=$sender_mail \
+		git -C "$LINUX" format-patch -q -o "$dir" --cover-letter --signoff \
+		--from="$sender_name <$sender_mail>" "${version[@]}" "$@" base..HEAD
+}
+
+# The recipients: maintainers To, reviewers and lists Cc.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+format_patch "$tmp/draft"
+draft=("$tmp"/draft/*.patch)
+getm() {
+	(cd "$LINUX" && ./scripts/get_maintainer.pl --nogit --nogit-fallback \
+		--norolestats --no-tree "$@" "${draft[@]:1}")
+}
+mapfile -t to < <(getm --m --nor --nol)
+mapfile -t cc < <(getm --nom --r --l)
+((${#to[@]})) || die "scripts/get_maintainer.pl found no maintainer for the series"
+recipients=()
+for r in "${to[@]}"; do recipients+=(--to="$r"); done
+for r in "${cc[@]}"; do recipients+=(--cc="$r"); done
+format_patch "$out" "${recipients[@]}"
+
+# The cover letter's subject and blurb.
+cover=("$out"/*0000-cover-letter.patch)
+measured=$ROOT/lab/measured.txt
+[[ -f $measured ]] || die "lab/measured.txt is missing (the test and bench figures of the cover letter)"
+python3 - "$cover" "$ROOT/mk/cover-letter.in" "$measured" "$LINUX" <<'EOF'
+import re, subprocess, sys, textwrap
+
+cover_path, template_path, measured_path, linux = sys.argv[1:]
+
+def git(*args):
+    return subprocess.run(["git", "-C", linux, *args], check=True,
+                          capture_output=True, text=True).stdout
+
+def wrap(text, indent):
+    return textwrap.fill(" ".join(text.split()), 72, initial_indent=indent,
+                         subsequent_indent=indent, break_on_hyphens=False,
+                         break_long_words=False)
+
+IMPERATIVE = ("Add", "Build", "Describe", "Drop", "Fix", "Make", "Move",
+              "Remove", "Replace", "Split", "Use")
+
+def summary(body):
+    """What the patch is about: the message up to its first prose paragraph
+    ending with a full stop (indented code kept as it is), then, if that
+    did not say it, the first paragraph that says what the patch does."""
+    out, paras = [], body.strip().split("\n\n")
+    for n, para in enumerate(paras):
+        if para.startswith(("\t", " ")):
+            out.append("\n".join("    " + l.replace("\t", "    ")
+                                 for l in para.split("\n")))
+            continue
+        out.append(wrap(para, "    "))
+        if para.rstrip().endswith("."):
+            break
+    if not any(o.lstrip().startswith(IMPERATIVE) for o in out):
+        for para in paras[n + 1:]:
+            if para.startswith(IMPERATIVE):
+                out.append(wrap(para, "    "))
+                break
+    return "\n\n".join(out)
+
+commits = git("rev-list", "--reverse", "base..HEAD").split()
+total = len(commits)
+patches, stable, fixes_only, rest = [], [], [], []
+for i, c in enumerate(commits, 1):
+    subject = git("log", "-1", "--format=%s", c).strip()
+    body = git("log", "-1", "--format=%b", c)
+    body = re.sub(r"^(Fixes|Cc|Signed-off-by|Reviewed-by|Acked-by): .*\n?", "",
+                  body, flags=re.M)
+    patches.append(f"{i}/{total} {subject}\n\n" + summary(body))
+    full = git("log", "-1", "--format=%b", c)
+    fixes = re.findall(r"^Fixes: (.*)$", full, re.M)
+    if fixes and re.search(r"^Cc: stable@", full, re.M):
+        stable.append((i, fixes))
+    elif fixes:
+        fixes_only.append(i)
+    else:
+        rest.append(i)
+
+def nums(l):
+    return ", ".join(map(str, l[:-1])) + (" and " if len(l) > 1 else "") + str(l[-1])
+
+stable_text = []
+for i, f in stable:
+    stable_text.append(f"Patch {i} is for stable: it fixes {'; '.join(f)}, "
+                       "carries Cc: stable and applies without the rest.")
+if fixes_only:
+    stable_text.append(f"Patch{'es' if len(fixes_only) > 1 else ''} "
+                       f"{nums(fixes_only)} carr{'y' if len(fixes_only) > 1 else 'ies'} "
+                       "a Fixes: tag but not Cc: stable (see the message).")
+if rest:
+    stable_text.append(f"Patches {nums(rest)} are not for stable.")
+sections = {
+    "PATCHES": "The series:\n\n" + "\n\n".join(patches),
+    "STABLE": wrap(" ".join(stable_text), ""),
+    "TESTING": open(measured_path).read().rstrip(),
+    "KUNIT": (
+        "The KUnit suite (CONFIG_XEN_EVTCHN_2L_KUNIT_TEST) runs under QEMU;\n"
+        "CONFIG_XEN cannot be enabled on UML, and on x86-64 it needs\n"
+        "CONFIG_HYPERVISOR_GUEST and CONFIG_PARAVIRT:\n\n"
+        "  ./tools/testing/kunit/kunit.py run --arch=x86_64 \\\n"
+        "        --kunitconfig=drivers/xen/events/tests \\\n"
+        "        --kconfig_add CONFIG_HYPERVISOR_GUEST=y \\\n"
+        "        --kconfig_add CONFIG_PARAVIRT=y\n\n"
+        "  ./tools/testing/kunit/kunit.py run --arch=arm64 \\\n"
+        "        --cross_compile=aarch64-linux-gnu- \\\n"
+        "        --kunitconfig=drivers/xen/events/tests"),
+}
+
+lines = [l for l in open(template_path).read().split("\n")
+         if not l.startswith("#")]
+subject, blurb = lines[0], "\n".join(lines[1:]).strip("\n")
+for name, text in sections.items():
+    blurb = blurb.replace(f"@{name}@", text)
+left = re.findall(r"^@[A-Z]+@$", blurb, re.M)
+if left:
+    sys.exit(f"{template_path}: unknown section {left[0]}")
+
+cover = open(cover_path).read()
+if "*** SUBJECT HERE ***" not in cover or "*** BLURB HERE ***" not in cover:
+    sys.exit(f"{cover_path}: no subject or blurb placeholder to replace")
+cover = cover.replace("*** SUBJECT HERE ***", subject, 1)
+cover = cover.replace("*** BLURB HERE ***", blurb, 1)
+open(cover_path, "w").write(cover)
+EOF
+say "$n patch(es) and a cover letter in $out/ (To: ${to[*]})"
 
 # build/linux has no upstream history, so checkpatch cannot resolve the
 # commit ids of Fixes: tags and the like: don't let that fail the series.
@@ -33,12 +189,12 @@ bad=0
 cd "$LINUX"
 for p in "$out"/*.patch; do
 	name=$(basename "$p")
-	[[ $name != 0000-cover-letter.patch ]] || continue
+	[[ $name != *0000-cover-letter.patch ]] || continue
 	# Debian's python3 (with python3-ply, python3-git) for spdxcheck.py.
 	report=$(PATH=/usr/bin:$PATH ./scripts/checkpatch.pl --strict --ignore UNKNOWN_COMMIT_ID,FILE_PATH_CHANGES "$p" 2>>"$errlog") || true
 	total=$(grep -m1 '^total: ' <<<"$report" || true)
 	if [[ $total =~ ^total:\ 0\ errors,\ 0\ warnings,\ 0\ checks ]]; then
-		echo "  ok    $name"
+		echo "  ok    $name: $total"
 	else
 		bad=$((bad + 1))
 		echo "  FAIL  $name: ${total:-checkpatch.pl gave no summary}"
@@ -49,3 +205,22 @@ done
 	warn "checkpatch.pl printed errors of its own (some checks may have been skipped); see $errlog"
 ((bad == 0)) || die "checkpatch --strict: $bad of $n patch(es) have errors, warnings or checks"
 say "checkpatch --strict: all $n patch(es) clean"
+
+# The documentation: kernel-doc of the new headers, and the virt/ book
+# (Debian's python3-sphinx), where a warning about the series' files is a
+# failure (the base has warnings of its own elsewhere in virt/).
+mapfile -t docs < <(git diff --name-only --diff-filter=A base..HEAD -- \
+	'drivers/*.h' 'drivers/*.c' 'tools/testing/xen-evtchn/*.h')
+if ! kdoc=$(./scripts/kernel-doc -none -Wall "${docs[@]}" 2>&1) || [[ -n $kdoc ]]; then
+	echo "$kdoc" | sed 's/^/        /'
+	die "kernel-doc -none -Wall: warnings in the series' files"
+fi
+say "kernel-doc -none -Wall: ${#docs[@]} new source files clean"
+doclog=$LOGS/series-htmldocs.log
+say "make SPHINXDIRS=virt htmldocs (log: $doclog) ..."
+PATH=/usr/bin:$PATH make O="$BUILD/docs" SPHINXDIRS=virt htmldocs >"$doclog" 2>&1 ||
+	die "make SPHINXDIRS=virt htmldocs failed; see $doclog"
+mapfile -t ours < <(git diff --name-only base..HEAD -- Documentation 'drivers/*.h')
+new=$(grep -E 'WARNING|ERROR' "$doclog" | grep -F "${ours[@]/#/-e}" || true)
+[[ -z $new ]] || { echo "$new" | sed 's/^/        /'; die "htmldocs: warnings in the series' files; see $doclog"; }
+say "htmldocs: no warning in the series' files (${#ours[@]} files; $(grep -cE 'WARNING|ERROR' "$doclog" || true) warning(s) in virt/ files the series does not touch)"
