@@ -96,7 +96,8 @@ for i in "${!commits[@]}"; do
 		else
 			failed=$((failed + 1))
 			printf '%s:       %-7s FAIL  %s  (log: %s)\n' "$PROG" "$arch" "$(fmt_time $((SECONDS - t0)))" "$log"
-			grep -E 'error|Error' "$log" | head -n 10 | sed 's/^/        /'
+			# One process, no pipe: no SIGPIPE, nothing for pipefail.
+			awk '/error|Error/ && n++ < 10 { print "        " $0 }' "$log"
 		fi
 	done
 done
