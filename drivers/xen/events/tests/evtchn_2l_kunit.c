@@ -208,7 +208,10 @@ static void evtchn_2l_test_matches_reference(struct kunit *test)
 			evr_pend(a, port);
 			evr_pend(b, port);
 		}
+		/* As xen_evtchn_do_upcall() does before each pass. */
 		cpu = evtchn_2l_rand(rnd, nr_cpus);
+		a->cpu[cpu].upcall_pending = false;
+		b->cpu[cpu].upcall_pending = false;
 		a->log_len = 0;
 		evr_pass_rr(a, cpu);
 		evtchn_2l_reference_pass(b, cpu);
@@ -298,6 +301,8 @@ static void evtchn_2l_check_passes(struct kunit *test, unsigned int nr_cpus,
 		p->timer_active = c->timer_port != EVR_NO_PORT &&
 				  p->active[c->timer_port];
 		p->cursor = c->cursor.port;
+		/* As xen_evtchn_do_upcall() does before each pass. */
+		c->upcall_pending = false;
 		sim->log_len = 0;
 		evr_pass_rr(sim, p->cpu);
 		check(test, p);

@@ -161,14 +161,16 @@ static int evr_log(struct evr_sim *sim, unsigned int port)
 	u32 *log;
 
 	if (sim->log_len == sim->log_cap) {
-		if (sim->log_cap >= EVR_MAX_SERVICES)
+		u32 cap = clamp(2 * sim->log_cap, 1024U, EVR_MAX_SERVICES);
+
+		if (sim->log_cap == EVR_MAX_SERVICES)
 			return evr_error(sim, "upcall did not end: more than %u services",
 					 EVR_MAX_SERVICES);
-		sim->log_cap = max(2 * sim->log_cap, 1024U);
-		log = kvrealloc(sim->log, sim->log_cap * sizeof(*log), GFP_KERNEL);
+		log = kvrealloc(sim->log, cap * sizeof(*log), GFP_KERNEL);
 		if (!log)
 			return evr_error(sim, "out of memory");
 		sim->log = log;
+		sim->log_cap = cap;
 	}
 	sim->log[sim->log_len++] = port;
 	return 0;
@@ -390,7 +392,8 @@ int evr_run(struct evr_sim *sim, const struct evr_script *script)
 	sim->name = script->name;
 	for (s = script->steps; !ret && s < script->steps + script->nr_steps; s++) {
 		sim->line = s->line;
-		ret = evr_step(sim, s, &script->values[s->first]);
+		ret = evr_step(sim, s, script->values ?
+			       &script->values[s->first] : NULL);
 		if (!ret && (s->op == EVR_EXPECT || s->op == EVR_EXPECT_CURSOR ||
 			     s->op == EVR_EXPECT_PENDING))
 			sim->expects++;
