@@ -182,7 +182,7 @@ static void print_stats(const struct evr_sim *sim)
 
 int main(int argc, char **argv)
 {
-	unsigned int word_bits = 64;
+	unsigned int word_bits = min(BITS_PER_EVTCHN_WORD, 64);
 	const char *path = NULL, *name;
 	struct evr_script *script;
 	struct evr_sim *sim;

@@ -93,7 +93,7 @@ static const char usage_text[] =
 "       100000), move (the same while a thread moves the IRQs between\n"
 "       CPU 0 and 1), flood (--flood-secs, default 5); TAP output.  An\n"
 "       event not delivered within --timeout-ms (2000) is lost; the run\n"
-"       fails after --max-secs (120).  Needs root and 2 CPUs.\n"
+"       fails after --max-secs (120).  Needs root; move needs 2 CPUs.\n"
 "serve  an unbound port for domain D, printed as port=P; waits up to\n"
 "       --wait-secs (300) for the peer's first event, then --count\n"
 "       (10000) round trips, each event within --timeout-ms (5000).\n"

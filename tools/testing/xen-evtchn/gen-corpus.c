@@ -4,8 +4,8 @@
  * print them as C tables of steps (evtchn_2l_script.h) for the KUnit
  * suite of drivers/xen/events/tests/, which builds and runs this program
  * on the host: the array evr_corpus[], one script per file, named after
- * the file.  Each script must set its word size (word-bits) before any
- * other command.  A script that does not parse stops the build with
+ * the file.  Each script must set its word size (word-bits) first, or
+ * second after cpus.  A script that does not parse stops the build with
  * "FILE:LINE: message".
  */
 #include <stdio.h>
@@ -73,7 +73,7 @@ int main(int argc, char **argv)
 		if (!s->nr_steps || (s->steps[0].op != EVR_WORD_BITS &&
 				     (s->nr_steps < 2 ||
 				      s->steps[1].op != EVR_WORD_BITS))) {
-			fprintf(stderr, "%s: a corpus script sets word-bits first\n",
+			fprintf(stderr, "%s: a corpus script sets word-bits first (or after cpus)\n",
 				argv[i]);
 			return 1;
 		}
