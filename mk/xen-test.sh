@@ -25,9 +25,12 @@
 # XEN_TEST_EVENTS (events exchanged, default 10000), XEN_TEST_NO_BUILD=1
 # (use the KUnit kernel as it is, never rebuild it).
 # Logs: build/logs/xen-test-*.
-set -euo pipefail
+set -eEuo pipefail
 # shellcheck source=mk/lib.sh
 . "$(dirname "$0")/lib.sh"
+# A command that ends the script under set -e says which, and where (once,
+# a make check run on a new machine stopped here without a word).
+trap 'echo "$PROG: line $LINENO: \"$BASH_COMMAND\" failed (exit $?)" >&2' ERR
 
 LAB=$ROOT/lab/xen
 XBUILD=$BUILD/xen
