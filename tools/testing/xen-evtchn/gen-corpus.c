@@ -73,8 +73,8 @@ int main(int argc, char **argv)
 		if (!s->nr_steps || (s->steps[0].op != EVR_WORD_BITS &&
 				     (s->nr_steps < 2 ||
 				      s->steps[1].op != EVR_WORD_BITS))) {
-			fprintf(stderr, "%s: a corpus script sets word-bits first (or after cpus)\n",
-				argv[i]);
+			fprintf(stderr, "%s: %s\n", argv[i],
+				"a corpus script sets word-bits first (or after cpus)");
 			return 1;
 		}
 		for (j = 0; j < s->nr_steps; j++)

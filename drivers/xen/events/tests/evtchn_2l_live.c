@@ -75,7 +75,6 @@ static unsigned int live_nr_ports(void)
 	return evtchn_2l_nr_ports(BITS_PER_EVTCHN_WORD);
 }
 
-
 static irqreturn_t live_handler(int irq, void *dev_id)
 {
 	struct live_port *lp = dev_id;
