@@ -387,10 +387,13 @@ static int evr_step(struct evr_sim *sim, const struct evr_step *s,
 int evr_run(struct evr_sim *sim, const struct evr_script *script)
 {
 	const struct evr_step *s;
+	unsigned int i;
 	int ret = 0;
 
 	sim->name = script->name;
-	for (s = script->steps; !ret && s < script->steps + script->nr_steps; s++) {
+	/* Indexes, not pointers: an empty script has no steps array. */
+	for (i = 0; !ret && i < script->nr_steps; i++) {
+		s = &script->steps[i];
 		sim->line = s->line;
 		ret = evr_step(sim, s, script->values ?
 			       &script->values[s->first] : NULL);
