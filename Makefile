@@ -8,7 +8,7 @@ MAKEFLAGS += --no-print-directory
 ARCH ?= x86_64
 
 .PHONY: all deps tree kunit replay-check check series bisect-build clean \
-	bench fairness xen-test
+	bench fairness xen-test fuzz fuzz-long
 
 # Default: the patched, dom0-capable x86_64 kernel in build/out/
 # (mk/kernel.sh; KCONFIG=/path/to/.config replaces defconfig + xen.config).
@@ -68,3 +68,15 @@ fairness: tree
 # exchange dom0<->guest; one line per stage, logs in build/logs/xen-test-*.
 xen-test: tree
 	@mk/xen-test.sh
+
+# Fuzzing (mk/fuzz.sh, lab/fuzz/): libFuzzer with ASan and UBSan over the
+# replay script parser and engine (fuzz-script) and over a differential of
+# evtchn_2l_pass() against a reference (fuzz-diff), FUZZ_SECS (60) each;
+# FUZZ_MERGE=1 minimizes the corpora back into lab/fuzz/corpus/.
+# fuzz-long: the differential as a plain seeded loop, FUZZ_PASSES (10^7)
+# passes on the host and on 32-bit Arm (qemu-arm-static).
+fuzz: tree
+	@mk/fuzz.sh
+
+fuzz-long: tree
+	@mk/fuzz.sh long

@@ -45,6 +45,23 @@ for cfg in $configs; do
 	results+=("$(printf '%-12s %4d passed, %d failed, %d skipped  (%s)' "$cfg" "$p" "$f" "$s" "$log")")
 done
 
+# Then the fuzzers (mk/fuzz.sh), FUZZ_SECS (60) seconds each; each target
+# counts one.  FUZZ=0 leaves them out.
+if [[ ${FUZZ:-1} != 0 ]]; then
+	say "== fuzzing (mk/fuzz.sh)"
+	out=$LOGS/fuzz.out
+	status=0
+	"$(dirname "$0")/fuzz.sh" 2>&1 | tee "$out" || status=$?
+	line=$(grep -oE '^fuzz: [0-9]+ passed, [0-9]+ failed' "$out" | tail -n 1) || true
+	p=$(grep -oP '\b\K[0-9]+(?= passed)' <<<"$line" || echo 0)
+	f=$(grep -oP '\b\K[0-9]+(?= failed)' <<<"$line" || echo 0)
+	if ((status != 0 && f == 0)); then
+		f=1
+	fi
+	passed=$((passed + p)) failed=$((failed + f))
+	results+=("$(printf '%-12s %4d passed, %d failed  (%s)' fuzz "$p" "$f" "$out")")
+fi
+
 # Then the live test on Xen 4.17 in QEMU (mk/xen-test.sh), with the
 # x86_64 KUnit kernel as dom0 and PV domU; each of its stages counts.
 # XEN_TEST=0 leaves it out (say so in any result you quote).
