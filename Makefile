@@ -8,12 +8,17 @@ MAKEFLAGS += --no-print-directory
 ARCH ?= x86_64
 
 .PHONY: all deps tree kunit replay-check check series bisect-build clean \
-	bench fairness xen-test fuzz fuzz-long
+	bench fairness xen-test fuzz fuzz-long deb
 
 # Default: the patched, dom0-capable x86_64 kernel in build/out/
 # (mk/kernel.sh; KCONFIG=/path/to/.config replaces defconfig + xen.config).
 all: tree
 	@mk/kernel.sh
+
+# The patched kernel as Debian packages (bindeb-pkg) in build/out/
+# (mk/deb.sh; LOCALVERSION=-evtchn-rr, KCONFIG= as for 'make').
+deb: tree
+	@mk/deb.sh
 
 deps:
 	@mk/deps.sh
