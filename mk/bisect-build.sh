@@ -29,7 +29,7 @@ mkdir -p "$LOGS"
 # (Re)create the worktree if it is missing or belongs to an earlier
 # build/linux (mk/tree.sh re-extracts it when the base changes).
 git -C "$LINUX" worktree prune
-if ! git -C "$LINUX" worktree list --porcelain | grep -qxF "worktree $wt"; then
+if ! grep -qxF "worktree $wt" <<<"$(git -C "$LINUX" worktree list --porcelain)"; then
 	rm -rf "$wt"
 	say "creating the worktree build/bisect ..."
 	git -C "$LINUX" worktree add -q --detach "$wt" "${commits[0]}"

@@ -254,7 +254,9 @@ build_initramfs() {
 	done
 	stage_libs "$r" "${bins[@]}"
 	# glibc loads libgcc_s at run time (pthread_cancel, used by xl).
-	lib=$(/sbin/ldconfig -p | awk '$1 == "libgcc_s.so.1" && /x86-64/ { print $NF; exit }')
+	# awk reads to the end: exiting early would kill ldconfig with SIGPIPE,
+	# a failure under pipefail (it was, now and then, make check's).
+	lib=$(/sbin/ldconfig -p | awk '$1 == "libgcc_s.so.1" && /x86-64/ && !n++ { print $NF }')
 	[[ -n $lib ]] || die "libgcc_s.so.1 not found on the host (Debian package libgcc-s1)"
 	stage_libs "$r" "$lib"
 	mkdir -p "$r$(dirname "$lib")"
