@@ -45,21 +45,28 @@ for cfg in $configs; do
 	results+=("$(printf '%-12s %4d passed, %d failed, %d skipped  (%s)' "$cfg" "$p" "$f" "$s" "$log")")
 done
 
-# Then the fuzzers (mk/fuzz.sh), FUZZ_SECS (60) seconds each; each target
-# counts one.  FUZZ=0 leaves them out.
-if [[ ${FUZZ:-1} != 0 ]]; then
-	say "== fuzzing (mk/fuzz.sh)"
-	out=$LOGS/fuzz.out
-	status=0
-	"$(dirname "$0")/fuzz.sh" 2>&1 | tee "$out" || status=$?
-	line=$(grep -oE '^fuzz: [0-9]+ passed, [0-9]+ failed' "$out" | tail -n 1) || true
+# run_counted NAME LABEL SCRIPT: run mk/SCRIPT, its output also in
+# build/logs/NAME.out, and count its closing "NAME: N passed, M failed"
+# line (a failure without that line counts as one) as LABEL.
+run_counted() {
+	local name=$1 label=$2 script=$3 out line p f status=0
+	out=$LOGS/$name.out
+	"$(dirname "$0")/$script" 2>&1 | tee "$out" || status=$?
+	line=$(grep -oE "^$name: [0-9]+ passed, [0-9]+ failed" "$out" | tail -n 1) || true
 	p=$(grep -oP '\b\K[0-9]+(?= passed)' <<<"$line" || echo 0)
 	f=$(grep -oP '\b\K[0-9]+(?= failed)' <<<"$line" || echo 0)
 	if ((status != 0 && f == 0)); then
 		f=1
 	fi
 	passed=$((passed + p)) failed=$((failed + f))
-	results+=("$(printf '%-12s %4d passed, %d failed  (%s)' fuzz "$p" "$f" "$out")")
+	results+=("$(printf '%-12s %4d passed, %d failed  (%s)' "$label" "$p" "$f" "$out")")
+}
+
+# Then the fuzzers (mk/fuzz.sh), FUZZ_SECS (60) seconds each; each target
+# counts one.  FUZZ=0 leaves them out.
+if [[ ${FUZZ:-1} != 0 ]]; then
+	say "== fuzzing (mk/fuzz.sh)"
+	run_counted fuzz fuzz fuzz.sh
 fi
 
 # Then the live test on Xen 4.17 in QEMU (mk/xen-test.sh), with the
@@ -67,17 +74,7 @@ fi
 # XEN_TEST=0 leaves it out (say so in any result you quote).
 if [[ ${XEN_TEST:-1} != 0 ]]; then
 	say "== live on Xen (mk/xen-test.sh)"
-	out=$LOGS/xen-test.out
-	status=0
-	"$(dirname "$0")/xen-test.sh" 2>&1 | tee "$out" || status=$?
-	line=$(grep -oE '^xen-test: [0-9]+ passed, [0-9]+ failed' "$out" | tail -n 1) || true
-	p=$(grep -oP '\b\K[0-9]+(?= passed)' <<<"$line" || echo 0)
-	f=$(grep -oP '\b\K[0-9]+(?= failed)' <<<"$line" || echo 0)
-	if ((status != 0 && f == 0)); then
-		f=1
-	fi
-	passed=$((passed + p)) failed=$((failed + f))
-	results+=("$(printf '%-12s %4d passed, %d failed  (%s)' xen-live "$p" "$f" "$out")")
+	run_counted xen-test xen-live xen-test.sh
 else
 	results+=("xen-live     left out (XEN_TEST=0)")
 fi
