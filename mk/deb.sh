@@ -19,23 +19,11 @@ LOCALVERSION=${LOCALVERSION--evtchn-rr}
 km() { kmake "$LINUX" "$O" x86_64 LOCALVERSION="$LOCALVERSION" "$@"; }
 command -v dpkg-deb >/dev/null || die "dpkg-deb not found"
 
-if [[ -n ${KCONFIG:-} ]]; then
-	[[ -f $KCONFIG ]] || die "KCONFIG=$KCONFIG: no such file"
-	KCONFIG=$(realpath "$KCONFIG")
-fi
 mkdir -p "$O" "$OUT" "$LOGS"
 : >"$log"
 say "full log: $log"
-if [[ -n ${KCONFIG:-} ]]; then
-	say "configuring from $KCONFIG (olddefconfig)"
-	cp "$KCONFIG" "$O/.config"
-	km olddefconfig >>"$log" 2>&1 || die "olddefconfig failed; see $log"
-elif [[ ! -f $O/.config ]]; then
-	say "configuring: defconfig xen.config"
-	kbuild_config "$LINUX" "$O" x86_64 "$log" || die "configuration failed; see $log"
-fi
-grep -qx 'CONFIG_XEN_DOM0=y' "$O/.config" ||
-	die "CONFIG_XEN_DOM0 is not =y in $O/.config"
+# The configuration of 'make' if build/kbuild-x86_64 has one.
+dom0_config "$O" "$log" keep
 
 # bindeb-pkg writes the packages beside the build directory, in build/.
 rm -f "$BUILD"/linux-*.deb "$BUILD"/linux-upstream_*

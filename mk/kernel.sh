@@ -23,30 +23,16 @@ fail() {
 	die "$*; full log: $log"
 }
 
-if [[ -n ${KCONFIG:-} ]]; then
-	[[ -f $KCONFIG ]] || die "KCONFIG=$KCONFIG: no such file"
-	KCONFIG=$(realpath "$KCONFIG")
-fi
 mkdir -p "$O" "$LOGS"
 : >"$log"
 say "full log: $log"
+dom0_config "$O" "$log"
 # Outputs of an earlier build would no longer match build/linux.  (Other
 # targets write to build/out/ too: remove only the kernel's.)
 KFILES=(bzImage config System.map)
 rm -rf "$BUILD/kernel-out.tmp"
 for f in "${KFILES[@]}"; do rm -f "$OUT/$f"; done
 rm -f "$OUT"/modules-*.tar.xz
-
-if [[ -n ${KCONFIG:-} ]]; then
-	say "configuring from $KCONFIG (olddefconfig)"
-	cp "$KCONFIG" "$O/.config"
-	km olddefconfig >>"$log" 2>&1 || fail "olddefconfig failed"
-else
-	say "configuring: defconfig xen.config"
-	kbuild_config "$LINUX" "$O" x86_64 "$log" || fail "configuration failed"
-fi
-grep -qx 'CONFIG_XEN_DOM0=y' "$O/.config" ||
-	die "CONFIG_XEN_DOM0 is not =y in $O/.config (from ${KCONFIG:-defconfig xen.config})"
 
 jobs=$(nproc)
 say "building bzImage and modules with $jobs jobs (ccache: CC=\"ccache gcc\") ..."

@@ -119,6 +119,27 @@ kbuild_config() {
 	esac
 }
 
+# dom0_config O LOG [keep]: configure the x86_64 build directory O for a
+# dom0 kernel, output appended to LOG: KCONFIG=/path/to/.config copied
+# then olddefconfig, else defconfig + xen.config (with "keep", only when O
+# has no .config yet).  Either way CONFIG_XEN_DOM0 must end up =y.
+dom0_config() {
+	local o=$1 log=$2 keep=${3:-}
+	if [[ -n ${KCONFIG:-} ]]; then
+		[[ -f $KCONFIG ]] || die "KCONFIG=$KCONFIG: no such file"
+		say "configuring from $KCONFIG (olddefconfig)"
+		cp "$KCONFIG" "$o/.config"
+		kmake "$LINUX" "$o" x86_64 olddefconfig >>"$log" 2>&1 ||
+			die "olddefconfig failed; see $log"
+	elif [[ $keep != keep || ! -f $o/.config ]]; then
+		say "configuring: defconfig xen.config"
+		kbuild_config "$LINUX" "$o" x86_64 "$log" ||
+			die "configuration failed; see $log"
+	fi
+	grep -qx 'CONFIG_XEN_DOM0=y' "$o/.config" ||
+		die "CONFIG_XEN_DOM0 is not =y in $o/.config (from ${KCONFIG:-defconfig xen.config})"
+}
+
 # count_objects DIR: object files present in a build directory.
 count_objects() {
 	find "$1" -name '*.o' 2>/dev/null | wc -l
