@@ -55,10 +55,8 @@ static inline u64 evr_max_u64(u64 a, u64 b)
 	return a > b ? a : b;
 }
 
-/* The engine's uses: min(), max() and clamp() of unsigned ints, min_t(). */
+/* The engine's uses: min() and clamp() of unsigned ints. */
 #define min(a, b) evr_min_u64(a, b)
-#define max(a, b) evr_max_u64(a, b)
-#define min_t(t, a, b) ((t)evr_min_u64(a, b))
 #define clamp(v, lo, hi) evr_min_u64(evr_max_u64(v, lo), hi)
 
 #define GFP_KERNEL 0u
