@@ -1,5 +1,10 @@
 # Top-level Makefile of the Xen 2-level event-channel scanner series.
 # The work is done by the scripts in mk/; see README.md.
+#
+# BASE=6.12 (the default) or BASE=6.1 picks the base every target below
+# works on: Linux 6.12 (BASE) in build/, or Debian 12's 6.1
+# (patches/6.1/BASE, with the variant patches/6.1/series describes) in
+# build/6.1/.  The two never share a tree or a build directory.
 
 # The scripts parallelise their own kernel builds; keep targets sequential.
 .NOTPARALLEL:

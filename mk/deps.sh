@@ -1,6 +1,7 @@
 #!/bin/bash
-# mk/deps.sh: make sure the Debian packages listed in mk/packages are
-# installed.  Installs the missing ones when run as root, fails otherwise.
+# mk/deps.sh: make sure the Debian packages listed in mk/packages, and the
+# base's linux-source package (BASE=6.1: patches/6.1/BASE), are installed.
+# Installs the missing ones when run as root, fails otherwise.
 # Fast no-op when everything is present.
 set -euo pipefail
 # shellcheck source=mk/lib.sh
@@ -11,6 +12,10 @@ list=$ROOT/mk/packages
 [[ -r $list ]] || die "$list missing"
 mapfile -t pkgs < <(sed 's/#.*//' "$list" | xargs -n1)
 ((${#pkgs[@]})) || die "$list lists no packages"
+# The base's linux-source package (BASE=6.1: patches/6.1/BASE).
+read -r base_pkg _ <"$BASE_PIN" || die "${BASE_PIN#"$ROOT"/}: cannot read the base's package"
+[[ -n ${base_pkg:-} ]] || die "${BASE_PIN#"$ROOT"/} names no package"
+[[ " ${pkgs[*]} " == *" $base_pkg "* ]] || pkgs+=("$base_pkg")
 
 declare -A installed=()
 while read -r pkg status; do

@@ -2,12 +2,35 @@
 # mk/lib.sh: helpers shared by the mk/*.sh scripts.  Source it, don't run it.
 #
 # Sets: PROG (script name without .sh, used as message prefix), ROOT (repo
-# root), BUILD, LINUX (the patched tree), LOGS.
+# root), SERIES_BASE, BASE_PIN, BASE_VARIANT, BUILD, LINUX (the patched
+# tree), LOGS.
 
 # shellcheck disable=SC2034 # used by the scripts sourcing this file
 PROG=$(basename "$0" .sh)
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-BUILD=$ROOT/build
+
+# The base the series is applied to: BASE=6.12 (the default, the series as
+# submitted) or BASE=6.1 (Debian 12's own kernel).  6.12 is pinned by BASE
+# at the repo root and builds in build/; another base V is pinned by
+# patches/V/BASE, differs from the series as patches/V/series says, and
+# builds in build/V/, so the bases never rebuild each other.  BASE is
+# handed on as SERIES_BASE and not left in the environment, where the
+# kernel's make would see it.
+SERIES_BASE=${BASE:-${SERIES_BASE:-6.12}}
+unset BASE
+export SERIES_BASE
+if [[ $SERIES_BASE == 6.12 ]]; then
+	BASE_PIN=$ROOT/BASE
+	BASE_VARIANT=
+	BUILD=$ROOT/build
+elif [[ $SERIES_BASE =~ ^[0-9]+\.[0-9]+$ && -f $ROOT/patches/$SERIES_BASE/BASE ]]; then
+	BASE_PIN=$ROOT/patches/$SERIES_BASE/BASE
+	BASE_VARIANT=$ROOT/patches/$SERIES_BASE
+	BUILD=$ROOT/build/$SERIES_BASE
+else
+	echo "$PROG: BASE=$SERIES_BASE: no such base (6.12, or a V with patches/V/BASE)" >&2
+	exit 1
+fi
 LINUX=$BUILD/linux
 LOGS=$BUILD/logs
 
@@ -181,8 +204,14 @@ extract_events_src() {
 	EVENTS_SRC=$dir/events_2l.c
 }
 
-# extract_base_src: Linux 6.12's files, from the base commit, in
-# build/replay/base/; sets BASE_SRC to its events_2l.c.
+# base_version: the kernel version of the base commit of build/linux
+# ("6.12.117"), from its subject.
+base_version() {
+	git -C "$LINUX" log -1 --format=%s base | awk '{ print $2 }'
+}
+
+# extract_base_src: the base commit's files (Linux 6.12's; 6.1's with
+# BASE=6.1) in build/replay/base/; sets BASE_SRC to its events_2l.c.
 extract_base_src() {
 	extract_events_src base "$BUILD/replay/base"
 	BASE_SRC=$EVENTS_SRC

@@ -5,6 +5,8 @@
 # from the base commit's events_2l.c into build/replay/; with "check", run
 # their tests (log: build/logs/replay-check.log; the number of passed
 # checks goes to build/logs/replay-check.count for 'make check').
+# BASE=6.1: the same from build/6.1/linux into build/6.1/, "base" being
+# 6.1's events_2l.c, checked against the same goldens.
 set -euo pipefail
 # shellcheck source=mk/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -52,17 +54,18 @@ if [[ ${1:-} != check ]]; then
 fi
 
 log=$LOGS/replay-check.log
+kver=$(base_version)
 rm -f "$LOGS/replay-check.count"
 say "replay tests: the series' tool, then the lab's host and 32-bit Arm builds (log: $log)"
 set +e
 {
-	echo "== the series' tool (build/linux/tools/testing/xen-evtchn)"
+	echo "== the series' tool (${LINUX#"$ROOT"/}/tools/testing/xen-evtchn)"
 	tool check
-	echo "== lab, host build"
+	echo "== lab, host build, base = $kver"
 	lab "${host[@]}" check
-	echo "== lab, 32-bit Arm build (qemu-arm-static)"
+	echo "== lab, 32-bit Arm build (qemu-arm-static), base = $kver"
 	lab "${arm32[@]}" check
-	echo "== lab, 32-bit Arm build, base = 6.12 with the series' width fixes"
+	echo "== lab, 32-bit Arm build, base = $kver with the series' width fixes"
 	lab "${fixed[@]}" check
 } 2>&1 | tee "$log"
 rc=${PIPESTATUS[0]}

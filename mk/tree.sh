@@ -4,6 +4,11 @@
 # linux-source tarball named in BASE) with patches/series applied on top,
 # one commit per series entry.  See patches/series for the format.
 #
+# BASE=V other than 6.12 (mk/lib.sh): the tarball named in patches/V/BASE,
+# into build/V/linux, with the changes patches/V/series lists: an entry
+# replaced by the patch of the same name in patches/V/, or a diff folded
+# into an entry's commit, its text appended to the commit message.
+#
 # Idempotent: if BASE, patches/series, the patches and the listed new files
 # are unchanged (and build/linux is still at the commit this script left),
 # it does nothing.  Otherwise the series is re-applied onto base; files the
@@ -30,14 +35,49 @@ project_files() {
 }
 
 # ---------------------------------------------------------------- BASE ---
-[[ -f BASE ]] || die "BASE missing at the repo root"
-read -r base_pkg base_ver _ <BASE || true
-[[ -n ${base_pkg:-} && -n ${base_ver:-} ]] || die "BASE must contain '<package> <version>'"
+pin=${BASE_PIN#"$ROOT"/}
+[[ -f $pin ]] || die "$pin missing"
+read -r base_pkg base_ver _ <"$pin" || true
+[[ -n ${base_pkg:-} && -n ${base_ver:-} ]] || die "$pin must contain '<package> <version>'"
 tarball=/usr/src/$base_pkg.tar.xz
 [[ -f $tarball ]] || die "$tarball not found: install the Debian package $base_pkg"
 inst_ver=$(dpkg-query -W -f='${Version}' "$base_pkg" 2>/dev/null || true)
 if [[ $inst_ver != "$base_ver" ]]; then
-	warn "BASE pins $base_pkg $base_ver but ${inst_ver:-an unknown version} is installed; continuing with the installed one"
+	warn "$pin pins $base_pkg $base_ver but ${inst_ver:-an unknown version} is installed; continuing with the installed one"
+fi
+
+# ------------------------------------------------------------- variant ---
+# patches/V/series: "replace NAME.patch" (patches/V/NAME.patch instead of
+# patches/NAME.patch) or "fold NAME.patch FIX.diff" (patches/V/FIX.diff
+# applied after NAME's commit is made and folded into it).
+declare -A REPLACE=() FOLD=()
+variant_files=()
+if [[ -n $BASE_VARIANT ]]; then
+	vdir=${BASE_VARIANT#"$ROOT"/}
+	[[ -f $vdir/series ]] || die "$vdir/series missing"
+	variant_files+=("$vdir/series")
+	lineno=0
+	while IFS= read -r line || [[ -n $line ]]; do
+		lineno=$((lineno + 1))
+		line=${line%%#*}
+		read -ra words <<<"$line"
+		((${#words[@]})) || continue
+		where="$vdir/series:$lineno"
+		case ${words[0]}:${#words[@]} in
+		replace:2)
+			[[ -f $vdir/${words[1]} ]] || die "$where: $vdir/${words[1]} not found"
+			REPLACE[${words[1]}]=$vdir/${words[1]}
+			variant_files+=("$vdir/${words[1]}")
+			;;
+		fold:3)
+			[[ -f $vdir/${words[2]} ]] || die "$where: $vdir/${words[2]} not found"
+			[[ -z ${FOLD[${words[1]}]:-} ]] || die "$where: a second fold into ${words[1]}"
+			FOLD[${words[1]}]=$vdir/${words[2]}
+			variant_files+=("$vdir/${words[2]}")
+			;;
+		*) die "$where: expected 'replace NAME.patch' or 'fold NAME.patch FIX.diff'" ;;
+		esac
+	done <"$vdir/series"
 fi
 
 # -------------------------------------------------------------- series ---
@@ -86,6 +126,9 @@ while IFS=$'\t' read -r lineno line; do
 	E_PATCH+=("$patch")
 	E_FILES+=("$(printf '%s\n' "${files[@]}")")
 done < <(series_entries)
+for p in "${!REPLACE[@]}" "${!FOLD[@]}"; do
+	[[ -n ${SEEN_PATCH[$p]:-} ]] || die "$vdir/series names $p, which is not in patches/series"
+done
 
 unclaimed=()
 while IFS= read -r f; do
@@ -100,15 +143,16 @@ fi
 new_files=("${!CLAIMED[@]}")
 fingerprint=$(
 	{
-		sha256sum BASE patches/series "${E_PATCH[@]/#/patches/}" "${new_files[@]}"
+		sha256sum "$pin" patches/series "${E_PATCH[@]/#/patches/}" "${new_files[@]}" \
+			"${variant_files[@]}"
 		((${#new_files[@]} == 0)) || stat -c '%a %n' "${new_files[@]}"
 	} | LC_ALL=C sort | sha256sum | cut -d' ' -f1
 )
 
 # ---------------------------------------------------------- base tree ---
-base_stamp="$(cat BASE) (installed: ${inst_ver:-unknown})"
+base_stamp="$(cat "$pin") (installed: ${inst_ver:-unknown})"
 if [[ ! -f $LINUX/.git/base-stamp || $(cat "$LINUX/.git/base-stamp") != "$base_stamp" ]]; then
-	[[ ! -e $LINUX ]] || say "base changed, re-extracting build/linux from scratch"
+	[[ ! -e $LINUX ]] || say "base changed, re-extracting ${LINUX#"$ROOT"/} from scratch"
 	tmp=$BUILD/linux.tmp
 	rm -rf "$tmp"
 	mkdir -p "$tmp"
@@ -140,7 +184,7 @@ fi
 stamp=$LINUX/.git/series-stamp
 head=$(g rev-parse HEAD)
 if [[ -f $stamp && $(cat "$stamp") == "$fingerprint $head" ]]; then
-	say "build/linux up to date"
+	say "${LINUX#"$ROOT"/} up to date"
 	exit 0
 fi
 
@@ -154,10 +198,10 @@ rm -f "$stamp"
 [[ ! -d $LINUX/.git/rebase-apply ]] || g am --abort
 if [[ -n $(g status --porcelain --untracked-files=no) ]]; then
 	g stash push -q -m "tree.sh: uncommitted changes before re-applying the series"
-	warn "uncommitted changes in build/linux saved as a stash (git -C build/linux stash list)"
+	warn "uncommitted changes in ${LINUX#"$ROOT"/} saved as a stash (git -C ${LINUX#"$ROOT"/} stash list)"
 fi
 if [[ $head != "$(g rev-parse base)" ]]; then
-	say "resetting build/linux to base (previous HEAD ${head:0:12} stays in its reflog)"
+	say "resetting ${LINUX#"$ROOT"/} to base (previous HEAD ${head:0:12} stays in its reflog)"
 fi
 g checkout -q -f -B main base
 # -x: Debian's .gitignore ignores everything, so new files of the previous
@@ -166,8 +210,8 @@ g clean -fdqx
 
 for i in "${!E_PATCH[@]}"; do
 	patch=${E_PATCH[$i]}
-	pfile=$ROOT/patches/$patch
-	say "[$((i + 1))/${#E_PATCH[@]}] $patch"
+	pfile=$ROOT/${REPLACE[$patch]:-patches/$patch}
+	say "[$((i + 1))/${#E_PATCH[@]}] $patch${REPLACE[$patch]:+ (${REPLACE[$patch]})}"
 	if ! out=$(g am -q --committer-date-is-author-date "$pfile" 2>&1); then
 		echo "$PROG: $patch: does not apply" >&2
 		if check=$(g apply --check -v "$pfile" 2>&1); then
@@ -178,18 +222,30 @@ for i in "${!E_PATCH[@]}"; do
 		g am --abort
 		exit 1
 	fi
-	[[ -n ${E_FILES[$i]} ]] || continue
-	mapfile -t files <<<"${E_FILES[$i]}"
-	for f in "${files[@]}"; do
-		! g cat-file -e "HEAD:$f" 2>/dev/null ||
-			die "$patch: listed new file $f is already in the tree after applying the patch"
-		mkdir -p "$LINUX/$(dirname "$f")"
-		cp --preserve=mode "$f" "$LINUX/$f"
-	done
-	g add -f -- "${files[@]}"
+	fix=${FOLD[$patch]:-}
+	[[ -n ${E_FILES[$i]} || -n $fix ]] || continue
+	if [[ -n ${E_FILES[$i]} ]]; then
+		mapfile -t files <<<"${E_FILES[$i]}"
+		for f in "${files[@]}"; do
+			! g cat-file -e "HEAD:$f" 2>/dev/null ||
+				die "$patch: listed new file $f is already in the tree after applying the patch"
+			mkdir -p "$LINUX/$(dirname "$f")"
+			cp --preserve=mode "$f" "$LINUX/$f"
+		done
+		g add -f -- "${files[@]}"
+	fi
+	msg=(--no-edit)
+	if [[ -n $fix ]]; then
+		say "      + $fix"
+		g apply --index "$ROOT/$fix" ||
+			die "$fix does not apply to $patch (with its new files)"
+		# The text above the diff, up to a "---" line, joins the message.
+		msg=(-m "$(g log -1 --format=%B)"
+			-m "$(sed -n '/^---$/q; /^diff --git /q; p' "$ROOT/$fix")")
+	fi
 	# Keep the commit reproducible: committer date = author date, as git am did.
-	GIT_COMMITTER_DATE=$(g log -1 --format=%aD) g commit -q --amend --no-edit --no-verify
+	GIT_COMMITTER_DATE=$(g log -1 --format=%aD) g commit -q --amend --no-verify "${msg[@]}"
 done
 
 echo "$fingerprint $(g rev-parse HEAD)" >"$stamp"
-say "build/linux ready: ${#E_PATCH[@]} patch(es) on base, HEAD $(g log -1 --format='%h %s')"
+say "${LINUX#"$ROOT"/} ready: ${#E_PATCH[@]} patch(es) on base, HEAD $(g log -1 --format='%h %s')"
