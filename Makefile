@@ -76,6 +76,8 @@ fairness: tree
 # KUnit kernel (built by mk/kunit.sh if needed) as PV dom0 and as PV guest
 # with xen.fifo_events=0, the KUnit suites, evtchn-stress in dom0 and an
 # exchange dom0<->guest; one line per stage, logs in build/logs/xen-test-*.
+# KERNEL=build/out/linux-image-...deb boots that package's kernel instead,
+# with its modules (logs build/logs/xen-test-pkg-*).
 xen-test: tree
 	@mk/xen-test.sh
 

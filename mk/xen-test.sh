@@ -21,6 +21,13 @@
 # dom0's init is lab/xen/dom0-init (the guest's lab/xen/domU-init): the
 # stages are between "xen-test: stage NAME begin/end rc=N" markers there.
 #
+# KERNEL=path/to/linux-image-*.deb (from 'make deb', or any Debian kernel
+# package) boots that package's kernel instead, as dom0 and as the guest,
+# with its modules in both initramfs images and loaded by a "modules"
+# stage (dom0: xen-evtchn xenfs xen-privcmd xen-gntdev; the guest:
+# xen-evtchn); the KUnit stages run only if the package's kernel has the
+# suite built in, and are otherwise reported as not run, not as passed.
+#
 # Environment: XEN_TEST_TIMEOUT (QEMU's hard limit, seconds, default 600),
 # XEN_TEST_EVENTS (events exchanged, default 10000), XEN_TEST_NO_BUILD=1
 # (use the KUnit kernel as it is, never rebuild it).
@@ -36,16 +43,25 @@ LAB=$ROOT/lab/xen
 XBUILD=$BUILD/xen
 KDIR=$(kunit_build_dir x86_64)
 BZIMAGE=$KDIR/arch/x86/boot/bzImage
+KCONFIG_FILE=$KDIR/.config
+# KERNEL=...deb: the package (not left in the environment of what runs).
+PKG=${KERNEL:-}
+unset KERNEL
+PKG_DIR=$XBUILD/pkg
+MODDIR=
+HAS_KUNIT=1
 TIMEOUT=${XEN_TEST_TIMEOUT:-600}
 EVENTS=${XEN_TEST_EVENTS:-10000}
 XEN_SERIES=4.17
 XEN_PKGS=("xen-hypervisor-$XEN_SERIES-amd64" "xen-utils-$XEN_SERIES")
 XEN_BIN=/usr/lib/xen-$XEN_SERIES/bin
 XEN_TOOLS=(xl xenstored xenconsoled xen-init-dom0)
-# What the kernel needs for every stage (lab/xen/xen-test.config).
-KCONFIG_NEEDED=(XEN_PV XEN_DOM0 HVC_XEN XEN_DEV_EVTCHN XENFS XEN_PRIVCMD
-	XEN_GNTDEV XEN_BACKEND UNIX UNIX98_PTYS BLK_DEV_INITRD RD_GZIP DEVTMPFS
-	TMPFS KUNIT XEN_EVTCHN_2L_KUNIT_TEST)
+# What the kernel needs for every stage (lab/xen/xen-test.config): built
+# in, and built in or (in a package) as modules.
+KCONFIG_BUILTIN=(XEN_PV XEN_DOM0 HVC_XEN XEN_BACKEND UNIX UNIX98_PTYS
+	BLK_DEV_INITRD RD_GZIP DEVTMPFS TMPFS)
+KCONFIG_MODULES=(XEN_DEV_EVTCHN XENFS XEN_PRIVCMD XEN_GNTDEV)
+KCONFIG_KUNIT=(KUNIT XEN_EVTCHN_2L_KUNIT_TEST)
 XEN_ARGS="console=com1 com1=115200 dom0_mem=1024M,max:1024M dom0_max_vcpus=2 spec-ctrl=eager-fpu"
 # No comma in dom0's arguments: QEMU splits multiboot modules on commas.
 DOM0_ARGS="console=hvc0 earlyprintk=xen xen.fifo_events=0 panic=-1"
@@ -53,9 +69,10 @@ DOM0_ARGS+=" xentest.events=$EVENTS xentest.watchdog=$((TIMEOUT - 60))"
 SPLATS='WARNING:|BUG:|Oops|Call Trace|UBSAN|blocked for more than|detected stall|Kernel panic'
 XEN_SPLATS='^\(XEN\) (Panic on CPU|Xen BUG at|Assertion .* failed|FATAL )'
 
-SERIAL=$LOGS/xen-test-serial.log
-PREPLOG=$LOGS/xen-test-prepare.log
-L=$LOGS/xen-test
+# KERNEL=...deb: logs named xen-test-pkg-*, apart from the test kernel's.
+L=$LOGS/xen-test${PKG:+-pkg}
+SERIAL=$L-serial.log
+PREPLOG=$L-prepare.log
 
 [[ $TIMEOUT =~ ^[0-9]+$ ]] || die "XEN_TEST_TIMEOUT must be a number of seconds"
 ((TIMEOUT >= 120)) ||
@@ -91,8 +108,50 @@ kernel_needs_build() {
 	return 1
 }
 
+# unpack_package: KERNEL=...deb unpacked in build/xen/pkg; sets BZIMAGE,
+# KCONFIG_FILE, MODDIR (its /lib/modules/RELEASE, if any) and HAS_KUNIT.
+unpack_package() {
+	local name krel opt
+	[[ -f $PKG ]] || die "KERNEL=$PKG: no such file"
+	name=$(dpkg-deb -f "$PKG" Package 2>/dev/null) ||
+		die "KERNEL=$PKG: not a Debian package (dpkg-deb cannot read it)"
+	[[ $name == linux-image-* ]] ||
+		die "KERNEL=$PKG: package $name is not a kernel image (linux-image-*)"
+	rm -rf "$PKG_DIR"
+	mkdir -p "$PKG_DIR"
+	dpkg-deb -x "$PKG" "$PKG_DIR" || die "KERNEL=$PKG: dpkg-deb -x failed"
+	BZIMAGE=$(find "$PKG_DIR/boot" -maxdepth 1 -name 'vmlinuz-*' -print -quit 2>/dev/null) || true
+	[[ -n $BZIMAGE ]] || die "KERNEL=$PKG: no boot/vmlinuz-* in $name"
+	krel=${BZIMAGE##*/vmlinuz-}
+	KCONFIG_FILE=$PKG_DIR/boot/config-$krel
+	[[ -f $KCONFIG_FILE ]] || die "KERNEL=$PKG: no boot/config-$krel in $name"
+	if [[ -d $PKG_DIR/lib/modules/$krel ]]; then
+		MODDIR=$PKG_DIR/lib/modules/$krel
+	fi
+	for opt in "${KCONFIG_MODULES[@]}"; do
+		grep -qE "^CONFIG_$opt=[ym]\$" "$KCONFIG_FILE" ||
+			die "KERNEL=$PKG: CONFIG_$opt is neither =y nor =m in boot/config-$krel"
+		if grep -qx "CONFIG_$opt=m" "$KCONFIG_FILE" && [[ -z $MODDIR ]]; then
+			die "KERNEL=$PKG: CONFIG_$opt=m but the package has no lib/modules/$krel"
+		fi
+	done
+	HAS_KUNIT=1
+	for opt in "${KCONFIG_KUNIT[@]}"; do
+		grep -qx "CONFIG_$opt=y" "$KCONFIG_FILE" || HAS_KUNIT=0
+	done
+	say "kernel: $name $(dpkg-deb -f "$PKG" Version) (release $krel, ${MODDIR:+modules, }KUnit suite: $( ((HAS_KUNIT)) && echo built in || echo no))"
+}
+
 check_kernel() {
 	local opt
+	if [[ -n $PKG ]]; then
+		unpack_package
+		for opt in "${KCONFIG_BUILTIN[@]}"; do
+			grep -qx "CONFIG_$opt=y" "$KCONFIG_FILE" ||
+				die "KERNEL=$PKG: CONFIG_$opt=y missing in its config (needed to boot as dom0 here)"
+		done
+		return
+	fi
 	if [[ ${XEN_TEST_NO_BUILD:-} == 1 ]]; then
 		[[ -f $BZIMAGE ]] || die "$BZIMAGE missing (XEN_TEST_NO_BUILD=1)"
 	elif kernel_needs_build; then
@@ -104,9 +163,9 @@ check_kernel() {
 			warn "mk/kunit.sh x86_64 failed, but built $BZIMAGE: going on"
 		fi
 	fi
-	for opt in "${KCONFIG_NEEDED[@]}"; do
-		grep -qx "CONFIG_$opt=y" "$KDIR/.config" ||
-			die "CONFIG_$opt=y missing in $KDIR/.config (see lab/xen/xen-test.config)"
+	for opt in "${KCONFIG_BUILTIN[@]}" "${KCONFIG_MODULES[@]}" "${KCONFIG_KUNIT[@]}"; do
+		grep -qx "CONFIG_$opt=y" "$KCONFIG_FILE" ||
+			die "CONFIG_$opt=y missing in $KCONFIG_FILE (see lab/xen/xen-test.config)"
 	done
 }
 
@@ -217,6 +276,10 @@ busybox_root() {
 	ln -s busybox "$dir/bin/sh"
 	install -m 755 "$2" "$dir/init"
 	install -m 755 "$STRESS" "$dir/usr/bin/evtchn-stress"
+	if [[ -n $MODDIR ]]; then
+		mkdir -p "$dir/lib/modules"
+		cp -a "$MODDIR" "$dir/lib/modules/"
+	fi
 }
 
 # mkcpio DIR OUT: DIR as a gzipped newc cpio, reproducibly (sorted, owner
@@ -271,7 +334,7 @@ build_initramfs() {
 # ----------------------------------------------------------------- QEMU ---
 # dom0's kernel: the copy the guest runs too (the build directory's may be
 # rebuilt meanwhile).
-KERNEL=$XBUILD/dom0-root/xen-test/bzImage
+DOM0_KERNEL=$XBUILD/dom0-root/xen-test/bzImage
 QEMU_PID=
 kill_qemu() {
 	if [[ -n $QEMU_PID ]]; then
@@ -298,7 +361,7 @@ run_qemu() {
 		-nodefaults -display none -monitor none -no-reboot \
 		-serial "file:$raw" \
 		-kernel "$XEN_ELF" -append "$XEN_ARGS" \
-		-initrd "$KERNEL $DOM0_ARGS,$XBUILD/dom0.cpio.gz" \
+		-initrd "$DOM0_KERNEL $DOM0_ARGS,$XBUILD/dom0.cpio.gz" \
 		>"$L-qemu.log" 2>&1 &
 	QEMU_PID=$!
 	while kill -0 "$QEMU_PID" 2>/dev/null; do
@@ -434,10 +497,25 @@ judge() {
 	elif ! grep -q '^xen-test: dom0 init started' "$d0"; then
 		fail "dom0 boot" "Xen $ver, 2-level ABI, but dom0's init did not start"
 	else
-		pass "dom0 boot" "ok (Xen $ver, 2-level ABI)"
+		pass "dom0 boot" "ok (Xen $ver, 2-level ABI${PKG:+, $(basename "$PKG")})"
 	fi
 
-	kunit_stage dom0 "$d0" "xen-test: dom0 init started"
+	# The package's modules (KERNEL=...deb only).
+	if [[ -n $PKG ]]; then
+		rc=$(marker_rc "$d0" modules)
+		rc2=$(marker_rc "$du" domU-modules)
+		if [[ $rc == 0 && $rc2 == 0 ]]; then
+			pass "modules" "ok (dom0: xen-evtchn xenfs xen-privcmd xen-gntdev; domU: xen-evtchn)"
+		else
+			fail "modules" "dom0: $(rc_text "$rc"); domU: $(rc_text "$rc2") (see $d0, $du)"
+		fi
+	fi
+
+	if ((HAS_KUNIT)); then
+		kunit_stage dom0 "$d0" "xen-test: dom0 init started"
+	else
+		say "dom0 KUnit: not run (the package's kernel has no KUnit suite built in; not counted)"
+	fi
 
 	# dom0 stress: TAP, then the program's closing line.
 	rc=$(marker_rc "$d0" dom0-stress)
@@ -474,7 +552,9 @@ judge() {
 		pass "domU boot" "ok (PV, 2-level ABI, powered off)"
 	fi
 
-	if [[ -s $du ]]; then
+	if ! ((HAS_KUNIT)); then
+		say "domU KUnit: not run (as in dom0; not counted)"
+	elif [[ -s $du ]]; then
 		kunit_stage domU "$du" "xen-test: domU init started"
 	else
 		fail "domU KUnit" "no guest console log"
@@ -533,7 +613,7 @@ check_kernel
 fetch_xen
 build_stress
 build_initramfs
-say "kernel: $BZIMAGE ($(date -r "$BZIMAGE" '+%F %T'))"
+say "kernel: ${BZIMAGE#"$ROOT"/} ($(date -r "$BZIMAGE" '+%F %T'))"
 say "initramfs: $XBUILD/dom0.cpio.gz ($(du -h "$XBUILD/dom0.cpio.gz" | cut -f1)), guest: $XBUILD/domU.cpio.gz"
 run_qemu
 split_logs
