@@ -143,15 +143,27 @@ kbuild_config() {
 }
 
 # dom0_config O LOG [keep]: configure the x86_64 build directory O for a
-# dom0 kernel, output appended to LOG: KCONFIG=/path/to/.config copied
-# then olddefconfig, else defconfig + xen.config (with "keep", only when O
+# dom0 kernel, output appended to LOG: KCONFIG=/path/to/.config (or .xz)
+# copied then olddefconfig, else defconfig + xen.config (with "keep", only when O
 # has no .config yet).  Either way CONFIG_XEN_DOM0 must end up =y.
 dom0_config() {
 	local o=$1 log=$2 keep=${3:-}
 	if [[ -n ${KCONFIG:-} ]]; then
 		[[ -f $KCONFIG ]] || die "KCONFIG=$KCONFIG: no such file"
 		say "configuring from $KCONFIG (olddefconfig)"
-		cp "$KCONFIG" "$o/.config"
+		case $KCONFIG in
+		*.xz) xz -dc "$KCONFIG" >"$o/.config" || die "KCONFIG=$KCONFIG: cannot uncompress it" ;;
+		*) cp "$KCONFIG" "$o/.config" ;;
+		esac
+		# Debian's configs (linux-config-6.1's config.amd64_none_amd64.xz)
+		# name Debian's certificates, which the source tree does not have.
+		for k in SYSTEM_TRUSTED_KEYS SYSTEM_REVOCATION_KEYS; do
+			v=$(sed -n "s/^CONFIG_$k=\"\(.*\)\"\$/\1/p" "$o/.config")
+			if [[ -n $v && ! -f $LINUX/$v ]]; then
+				warn "KCONFIG sets CONFIG_$k=\"$v\", which is not in the tree: cleared"
+				"$LINUX/scripts/config" --file "$o/.config" --set-str "$k" ""
+			fi
+		done
 		kmake "$LINUX" "$o" x86_64 olddefconfig >>"$log" 2>&1 ||
 			die "olddefconfig failed; see $log"
 	elif [[ $keep != keep || ! -f $o/.config ]]; then
