@@ -11,6 +11,10 @@
 set -euo pipefail
 # shellcheck source=mk/lib.sh
 . "$(dirname "$0")/lib.sh"
+# The submission is the 6.12 series; 6.1's variant is a backport, whose
+# commits stable takes from upstream's once merged.
+[[ $SERIES_BASE == 6.12 ]] ||
+	die "make series mails the series against 6.12; for BASE=$SERIES_BASE's variant see git -C ${LINUX#"$ROOT"/} log base..HEAD"
 require_tree
 
 out=$BUILD/series
