@@ -324,6 +324,7 @@ build_initramfs() {
 	stage_libs "$r" "$lib"
 	mkdir -p "$r$(dirname "$lib")"
 	cp -L "$lib" "$r$lib"
+	install -m 644 "$LAB/xen-tools.sh" "$r/etc/xen-tools.sh"
 	install -m 644 "$LAB/xl.conf" "$r/etc/xen/xl.conf"
 	install -m 644 "$LAB/domU.cfg" "$r/xen-test/domU.cfg"
 	install -m 644 "$BZIMAGE" "$r/xen-test/bzImage"
@@ -350,6 +351,13 @@ landmark() {
 		"$1" 2>/dev/null | tail -n 1 | tr -d '\r' || true
 }
 
+# The live labs that source this script set QEMU_MEM (MB), QEMU_EXTRA
+# (more QEMU arguments, e.g. a NIC) and qemu_tick, called every second
+# with the raw serial log while QEMU runs.
+QEMU_MEM=2048
+QEMU_EXTRA=()
+qemu_tick() { :; }
+
 run_qemu() {
 	local raw=$SERIAL.raw t0=$SECONDS last=$SECONDS status=0
 	rm -f "$raw"
@@ -357,15 +365,16 @@ run_qemu() {
 	trap kill_qemu EXIT
 	trap 'kill_qemu; die "interrupted"' INT TERM
 	timeout -k 10 "$TIMEOUT" qemu-system-x86_64 \
-		-accel tcg -cpu max,-smap -smp 2 -m 2048 \
+		-accel tcg -cpu max,-smap -smp 2 -m "$QEMU_MEM" \
 		-nodefaults -display none -monitor none -no-reboot \
-		-serial "file:$raw" \
+		-serial "file:$raw" "${QEMU_EXTRA[@]}" \
 		-kernel "$XEN_ELF" -append "$XEN_ARGS" \
 		-initrd "$DOM0_KERNEL $DOM0_ARGS,$XBUILD/dom0.cpio.gz" \
 		>"$L-qemu.log" 2>&1 &
 	QEMU_PID=$!
 	while kill -0 "$QEMU_PID" 2>/dev/null; do
 		sleep 1
+		qemu_tick "$raw"
 		if ((SECONDS - last >= 30)); then
 			last=$SECONDS
 			say "$(fmt_time $((SECONDS - t0))) elapsed, last marker: $(landmark "$raw")"
@@ -605,22 +614,30 @@ judge() {
 }
 
 # ----------------------------------------------------------------- main ---
-mkdir -p "$LOGS" "$XBUILD"
-: >"$PREPLOG"
-check_host
-require_tree
-check_kernel
-fetch_xen
-build_stress
-build_initramfs
-say "kernel: ${BZIMAGE#"$ROOT"/} ($(date -r "$BZIMAGE" '+%F %T'))"
-say "initramfs: $XBUILD/dom0.cpio.gz ($(du -h "$XBUILD/dom0.cpio.gz" | cut -f1)), guest: $XBUILD/domU.cpio.gz"
-run_qemu
-split_logs
-judge
-say "logs: $L-serial.log (the whole serial console), $L-{dom0,domU}.log,"
-say "      $L-{dom0,domU}-ktap.log, $L-{dom0,domU}-kunit.txt,"
-say "      $L-dom0-stress.log, $L-exchange.log"
-say "total time $(fmt_time "$SECONDS") (QEMU $(fmt_time "$QEMU_TIME"))"
-echo "xen-test: $PASSED passed, $FAILED failed"
-((FAILED == 0))
+main() {
+	mkdir -p "$LOGS" "$XBUILD"
+	: >"$PREPLOG"
+	check_host
+	require_tree
+	check_kernel
+	fetch_xen
+	build_stress
+	build_initramfs
+	say "kernel: ${BZIMAGE#"$ROOT"/} ($(date -r "$BZIMAGE" '+%F %T'))"
+	say "initramfs: $XBUILD/dom0.cpio.gz ($(du -h "$XBUILD/dom0.cpio.gz" | cut -f1)), guest: $XBUILD/domU.cpio.gz"
+	run_qemu
+	split_logs
+	judge
+	say "logs: $L-serial.log (the whole serial console), $L-{dom0,domU}.log,"
+	say "      $L-{dom0,domU}-ktap.log, $L-{dom0,domU}-kunit.txt,"
+	say "      $L-dom0-stress.log, $L-exchange.log"
+	say "total time $(fmt_time "$SECONDS") (QEMU $(fmt_time "$QEMU_TIME"))"
+	echo "xen-test: $PASSED passed, $FAILED failed"
+	((FAILED == 0))
+}
+
+# Sourced (by the live labs, for the rig's functions), it only defines.
+# (Not "[[ ... ]] || main": set -e does not apply in a || list.)
+if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
+	main
+fi
