@@ -120,14 +120,10 @@ static void live_release(void *data)
 	ctx->nr_ports = 0;
 }
 
-static void live_unpin(void *data)
-{
-	set_cpus_allowed_ptr(current, cpu_possible_mask);
-}
-
 /*
  * Skip unless on Xen with the 2-level ABI; run the rest of the case on
  * @cpu (the ports it raises are bound to @cpu, so it must run there).
+ * Each case runs in a kthread of its own, which the pinning ends with.
  */
 static void live_begin(struct kunit *test, unsigned int cpu)
 {
@@ -141,8 +137,6 @@ static void live_begin(struct kunit *test, unsigned int cpu)
 	if (!cpu_online(cpu))
 		kunit_skip(test, "needs vCPU %u online", cpu);
 
-	KUNIT_ASSERT_EQ(test, 0,
-			kunit_add_action_or_reset(test, live_unpin, NULL));
 	KUNIT_ASSERT_EQ(test, 0, set_cpus_allowed_ptr(current, cpumask_of(cpu)));
 	KUNIT_ASSERT_EQ(test, raw_smp_processor_id(), cpu);
 }
