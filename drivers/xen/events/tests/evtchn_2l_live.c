@@ -200,16 +200,21 @@ static struct live_ctx *live_setup(struct kunit *test, unsigned int span)
 			 */
 			live_close(ctx->ports[0].port);
 			live_close(ctx->ports[1].port);
+			/* Closed: out of the set live_release() closes. */
+			ctx->nr_ports -= 2;
+			memmove(ctx->ports, ctx->ports + 2,
+				ctx->nr_ports * sizeof(*ctx->ports));
 			rc = HYPERVISOR_event_channel_op(EVTCHNOP_bind_interdomain,
 							 &bind);
 			KUNIT_ASSERT_EQ_MSG(test, rc, 0,
 					    "EVTCHNOP_bind_interdomain to %u",
 					    alloc.port);
-			ctx->ports[0].port = bind.local_port;
-			ctx->ports[0].peer = alloc.port;
-			ctx->ports[1].port = alloc.port;
-			ctx->ports[1].peer = bind.local_port;
-			ctx->nr_ports--;
+			a = &ctx->ports[ctx->nr_ports - 1];
+			a[1].port = bind.local_port;
+			a[1].irq = -1;
+			a[1].peer = alloc.port;
+			a[0].peer = bind.local_port;
+			ctx->nr_ports++;
 			break;
 		}
 		if (rc == -ENOSPC)
