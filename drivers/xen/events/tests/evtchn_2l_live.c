@@ -530,6 +530,7 @@ static void evtchn_2l_live_test_flood_waits_a_pass(struct kunit *test)
  * port in each word from the case's first to word 63 (selector bits 32-63
  * included) and port 4095 is serviced in round-robin order from a cursor
  * in word 40, where the set's port is below the cursor and so comes last.
+ * Skipped when the domain cannot have port 4095.
  */
 static void evtchn_2l_live_test_whole_range(struct kunit *test)
 {
@@ -541,9 +542,10 @@ static void evtchn_2l_live_test_whole_range(struct kunit *test)
 		kunit_skip(test, "event words are not 64 bits: no selector bits 32-63");
 	live_begin(test, 0);
 	ctx = live_setup(test, live_nr_ports());
-	KUNIT_ASSERT_EQ_MSG(test, ctx->ports[ctx->nr_ports - 1].port,
-			    live_nr_ports() - 1,
-			    "no port left before the last 2-level port (max_event_channels?)");
+	if (ctx->ports[ctx->nr_ports - 1].port != live_nr_ports() - 1)
+		kunit_skip(test, "the last free port is %u, not %u (max_event_channels below %u?)",
+			   ctx->ports[ctx->nr_ports - 1].port,
+			   live_nr_ports() - 1, live_nr_ports());
 	set = kunit_kcalloc(test, bits + 1, sizeof(*set), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, set);
 
@@ -571,7 +573,8 @@ static void evtchn_2l_live_test_whole_range(struct kunit *test)
  * timer's next tick to make its port pending (so time keeping is left
  * alone).  The timer's port is below the cursor, so a plain round robin
  * would service the raised ports first: the first of them must find the
- * timer's port no longer pending, serviced before it.
+ * timer's port no longer pending, serviced before it.  Skipped when vCPU 0
+ * has no VIRQ_TIMER port.
  */
 static void evtchn_2l_live_test_timer_first(struct kunit *test)
 {
@@ -586,7 +589,8 @@ static void evtchn_2l_live_test_timer_first(struct kunit *test)
 	live_begin(test, 0);
 	ctx = live_setup_words(test);
 	KUNIT_ASSERT_EQ(test, 0, evtchn_2l_kunit_cpu_state(0, &cursor, &timer));
-	KUNIT_ASSERT_NE_MSG(test, timer, 0, "vCPU 0 has no VIRQ_TIMER port");
+	if (!timer)
+		kunit_skip(test, "vCPU 0 has no VIRQ_TIMER port");
 	KUNIT_ASSERT_LT(test, timer, ctx->ports[0].port);
 	for (i = 0; i < n; i++)
 		set[i] = &ctx->ports[1 + i * (ctx->nr_ports - 1) / n];
