@@ -239,9 +239,9 @@ for i in "${!E_PATCH[@]}"; do
 		say "      + $fix"
 		g apply --index "$ROOT/$fix" ||
 			die "$fix does not apply to $patch (with its new files)"
-		# The text above the diff, up to a "---" line, joins the message.
-		msg=(-m "$(g log -1 --format=%B)"
-			-m "$(sed -n '/^---$/q; /^diff --git /q; p' "$ROOT/$fix")")
+		# The text above the diff, up to a "---" line, ends the message,
+		# right below its trailers, as stable's backport notes do.
+		msg=(-m "$(g log -1 --format=%B)"$'\n'"$(sed -n '/^---$/q; /^diff --git /q; p' "$ROOT/$fix")")
 	fi
 	# Keep the commit reproducible: committer date = author date, as git am did.
 	GIT_COMMITTER_DATE=$(g log -1 --format=%aD) g commit -q --amend --no-verify "${msg[@]}"
