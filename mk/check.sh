@@ -69,6 +69,14 @@ if [[ ${FUZZ:-1} != 0 ]]; then
 	run_counted fuzz fuzz fuzz.sh
 fi
 
+# Then the self-test of the 7-guest lab's programs (lab/vee/test-vee.sh:
+# receiver, sender and report over loopback, about 40 s), with the 6.12
+# base only: they do not depend on the base.  VEE_TEST=0 leaves it out.
+if [[ ${VEE_TEST:-1} != 0 && $SERIES_BASE == 6.12 ]]; then
+	say "== the 7-guest lab's programs (lab/vee/test-vee.sh)"
+	run_counted test-vee vee-self ../lab/vee/test-vee.sh
+fi
+
 # Then the live test on Xen 4.17 in QEMU (mk/xen-test.sh), with the
 # x86_64 KUnit kernel as dom0 and PV domU; each of its stages counts.
 # XEN_TEST=0 leaves it out (say so in any result you quote).

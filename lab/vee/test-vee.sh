@@ -1,0 +1,400 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# test-vee.sh: host-only self-test of lab/vee (README.md): no QEMU, no Xen.
+#
+#   lab/vee/test-vee.sh        (VEE_TEST_BASE=15000: ports BASE+1..BASE+7)
+#
+# It builds vee-recv (dynamic, and once -static as the guests need it) and
+# vee-send into a temporary directory; runs seven vee-recv on 127.0.0.1
+# and vee-send against them for 3 s in each mode (bulk, small, short),
+# checking that every guest got bytes and that each receiver counted what
+# the sender wrote; checks the receiver's window when it is shorter than
+# the sending, the sender's retries while the receivers are not yet
+# listening, its failure when one never listens, the receiver's bytes=0
+# exit, a bind error and bad arguments; then feeds synthetic run logs to
+# vee-report.py and checks its arithmetic (Jain, max/min, spread), its
+# order, its irq table, its FILE:LINE errors and its PNG (none left behind
+# when gnuplot fails).  Ends with "test-vee: N passed, M failed"; exits 1
+# if any check failed.
+
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+base=${VEE_TEST_BASE:-15000}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/test-vee.XXXXXX") || exit 2
+pids=()
+passed=0
+failed=0
+
+cleanup()
+{
+	local p
+
+	for p in "${pids[@]}"; do
+		kill "$p" 2>/dev/null
+	done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+ok()
+{
+	passed=$((passed + 1))
+	echo "ok   $1"
+}
+
+bad()
+{
+	failed=$((failed + 1))
+	echo "FAIL $1"
+}
+
+# check DESCRIPTION COMMAND...: one check, passed when COMMAND succeeds.
+check()
+{
+	local what=$1
+
+	shift
+	if "$@"; then
+		ok "$what"
+	else
+		bad "$what"
+	fi
+}
+
+# field FILE PREFIX GUEST KEY: KEY's value on FILE's "PREFIX guest=GUEST" line.
+field()
+{
+	awk -v pre="$2" -v g="guest=$3" -v k="$4=" '
+		$1 == pre && $2 == g {
+			for (i = 3; i <= NF; i++)
+				if (index($i, k) == 1)
+					print substr($i, length(k) + 1)
+		}' "$1"
+}
+
+# start_recv TAG GUESTS ARGS...: vee-recv for each guest in GUESTS, in the
+# background; guest i's output in $tmp/TAG.i.{out,err}, its pid in rpid[i].
+declare -A rpid
+start_recv()
+{
+	local tag=$1 guests=$2 i
+
+	shift 2
+	for i in $guests; do
+		"$tmp/vee-recv" --bind 127.0.0.1 --port $((base + i)) \
+			--guest "$i" "$@" >"$tmp/$tag.$i.out" \
+			2>"$tmp/$tag.$i.err" &
+		rpid[$i]=$!
+		pids+=("$!")
+	done
+}
+
+# wait_recv TAG GUESTS: wait for them; guest i's exit status in $tmp/TAG.i.rc.
+wait_recv()
+{
+	local i
+
+	for i in $2; do
+		wait "${rpid[$i]}"
+		echo $? >"$tmp/$1.$i.rc"
+	done
+}
+
+all="1 2 3 4 5 6 7"
+n='[0-9]+'
+recv_re="^vee: guest=$n bytes=$n secs=$n\\.[0-9]{3} mbps=$n\\.[0-9]{2} conns=$n\$"
+
+# --- build ---------------------------------------------------------------
+cflags="-O2 -Wall -Wextra -Werror"
+check "build vee-recv" gcc $cflags -o "$tmp/vee-recv" "$here/vee-recv.c"
+check "build vee-send" gcc $cflags -o "$tmp/vee-send" "$here/vee-send.c"
+static_ok()
+{
+	gcc $cflags -static -o "$tmp/vee-recv.static" "$here/vee-recv.c" &&
+		! readelf -l "$tmp/vee-recv.static" | grep -q INTERP
+}
+check "build vee-recv -static (no ELF interpreter)" static_ok
+if [ ! -x "$tmp/vee-recv" ] || [ ! -x "$tmp/vee-send" ]; then
+	echo "test-vee: $passed passed, $((failed + 1)) failed (no binaries)"
+	exit 1
+fi
+
+# --- the three modes: the receivers' 6 s window covers 3 s of sending -----
+for mode in bulk small short; do
+	start_recv "$mode" "$all" --secs 6
+	"$tmp/vee-send" --secs 3 --mode "$mode" --base-port "$base" \
+		--out "$tmp/$mode.send" 2>"$tmp/$mode.send.err"
+	rc=$?
+	wait_recv "$mode" "$all"
+	check "$mode: vee-send exits 0" test "$rc" = 0
+	check "$mode: vee-send prints 7 lines" \
+		test "$(grep -c '^send: guest=[1-7] bytes=[0-9]* conns=[0-9]*$' \
+			"$tmp/$mode.send")" = 7
+	errs=""
+	for i in $all; do
+		out=$tmp/$mode.$i.out
+		rb=$(field "$out" vee: "$i" bytes)
+		rn=$(field "$out" vee: "$i" conns)
+		sb=$(field "$tmp/$mode.send" send: "$i" bytes)
+		sc=$(field "$tmp/$mode.send" send: "$i" conns)
+		why=""
+		[ "$(cat "$tmp/$mode.$i.rc")" = 0 ] || why="exit $(cat "$tmp/$mode.$i.rc")"
+		[ "$(wc -l <"$out")" = 1 ] && grep -Eq "$recv_re" "$out" ||
+			why="$why output '$(head -c 200 "$out")'"
+		[ -s "$tmp/$mode.$i.err" ] && why="$why stderr '$(head -c 200 "$tmp/$mode.$i.err")'"
+		[ "${rb:-0}" -gt 0 ] 2>/dev/null || why="$why bytes=${rb:-none}"
+		[ "$rb" = "$sb" ] || why="$why received $rb != sent $sb"
+		case $mode in
+		short)
+			# Every connection but the last carried 16 KiB; the
+			# receiver may have accepted one more, still empty.
+			[ "${sc:-0}" -gt 1 ] 2>/dev/null &&
+			[ "$sb" -le $((sc * 16384)) ] &&
+			[ "$sb" -gt $(((sc - 1) * 16384)) ] &&
+			[ "$rn" -ge "$sc" ] && [ "$rn" -le $((sc + 1)) ] ||
+				why="$why conns sent $sc received $rn"
+			;;
+		*)
+			[ "$sc" = 1 ] && [ "$rn" = 1 ] ||
+				why="$why conns sent $sc received $rn"
+			;;
+		esac
+		[ -z "$why" ] || errs="$errs guest $i:$why;"
+	done
+	check "$mode: each guest received bytes > 0, all the sender wrote${errs:+ ($errs)}" \
+		test -z "$errs"
+	{
+		echo "vee: kernel=host variant=$mode run=1"
+		cat "$tmp/$mode".[1-7].out
+	} >"$tmp/$mode.log"
+	check "$mode: vee-report.py takes the receivers' lines" \
+		python3 "$here/vee-report.py" "$tmp/$mode.log" >/dev/null
+done
+
+# --- a window shorter than the sending: 1.5 s of 3 s ----------------------
+start_recv win "$all" --secs 1.5
+"$tmp/vee-send" --secs 3 --mode bulk --base-port "$base" \
+	--out "$tmp/win.send" 2>"$tmp/win.send.err"
+rc=$?
+wait_recv win "$all"
+check "window: vee-send exits 0 when the receivers leave first" test "$rc" = 0
+errs=""
+for i in $all; do
+	rb=$(field "$tmp/win.$i.out" vee: "$i" bytes)
+	rs=$(field "$tmp/win.$i.out" vee: "$i" secs)
+	sb=$(field "$tmp/win.send" send: "$i" bytes)
+	awk -v rb="${rb:-0}" -v sb="${sb:-0}" -v s="${rs:-0}" \
+		-v rc="$(cat "$tmp/win.$i.rc")" \
+		'BEGIN { exit !(rc == 0 && rb > 0 && rb <= sb &&
+				s >= 1.5 && s < 2.5) }' ||
+		errs="$errs guest $i: rc $(cat "$tmp/win.$i.rc") received $rb in ${rs}s, sent $sb;"
+done
+check "window: 0 < received <= sent, secs in [1.5, 2.5)${errs:+ ($errs)}" \
+	test -z "$errs"
+
+# --- the sender waits for receivers that are not listening yet ------------
+"$tmp/vee-send" --secs 1 --mode bulk --base-port "$base" \
+	--out "$tmp/late.send" 2>"$tmp/late.send.err" &
+spid=$!
+pids+=("$spid")
+sleep 1.5
+start_recv late "$all" --secs 3
+wait "$spid"
+rc=$?
+wait_recv late "$all"
+check "late receivers: vee-send retries and exits 0" test "$rc" = 0
+errs=""
+for i in $all; do
+	rb=$(field "$tmp/late.$i.out" vee: "$i" bytes)
+	sb=$(field "$tmp/late.send" send: "$i" bytes)
+	[ "${rb:-0}" -gt 0 ] 2>/dev/null && [ "$rb" = "$sb" ] ||
+		errs="$errs guest $i: received ${rb:-none} sent ${sb:-none};"
+done
+check "late receivers: each received all it was sent${errs:+ ($errs)}" \
+	test -z "$errs"
+
+# --- guest 7 never listens: vee-send gives up; the others get no byte ----
+start_recv none "1 2 3 4 5 6" --secs 1 --wait 1.5
+"$tmp/vee-send" --secs 1 --mode bulk --base-port "$base" --wait 1 \
+	>"$tmp/none.send" 2>"$tmp/none.send.err"
+rc=$?
+wait_recv none "1 2 3 4 5 6"
+check "no guest 7: vee-send exits 1" test "$rc" = 1
+check "no guest 7: one stderr line naming guest 7 only" \
+	eval '[ "$(wc -l <"$tmp/none.send.err")" = 1 ] &&
+	grep -q "guest 7 127.0.0.1:$((base + 7)) (Connection refused)" \
+		"$tmp/none.send.err" && ! grep -q "guest 1 " "$tmp/none.send.err"'
+check "no guest 7: vee-send prints no result lines" test ! -s "$tmp/none.send"
+errs=""
+for i in 1 2 3 4 5 6; do
+	grep -Eq "^vee: guest=$i bytes=0 secs=0.000 mbps=0.00 conns=[1-9][0-9]*$" \
+		"$tmp/none.$i.out" && [ "$(cat "$tmp/none.$i.rc")" = 1 ] ||
+		errs="$errs guest $i: rc $(cat "$tmp/none.$i.rc") '$(cat "$tmp/none.$i.out")';"
+done
+check "no byte: vee-recv prints bytes=0 and exits 1${errs:+ ($errs)}" \
+	test -z "$errs"
+
+# --- vee-recv's errors ---------------------------------------------------
+start_recv busy 1 --secs 1 --wait 30
+sleep 0.3
+"$tmp/vee-recv" --bind 127.0.0.1 --port $((base + 1)) --guest 2 \
+	>"$tmp/busy2.out" 2>"$tmp/busy2.err"
+rc=$?
+kill "${rpid[1]}" 2>/dev/null
+want="vee-recv: bind 127.0.0.1 port $((base + 1)): Address already in use"
+check "bind in use: vee-recv exits 2 with one line naming bind" \
+	eval '[ "$rc" = 2 ] && [ ! -s "$tmp/busy2.out" ] &&
+	[ "$(cat "$tmp/busy2.err")" = "$want" ]'
+for args in "--port 5001" "--guest 1 --port 0" "--guest 1 --secs x" \
+	    "--guest 1 --bind nowhere" "--guest 1 --frob 2" "--guest 1 7"; do
+	"$tmp/vee-recv" $args >"$tmp/arg.out" 2>"$tmp/arg.err"
+	rc=$?
+	check "vee-recv $args: exit 2, one usage line" \
+		eval '[ "$rc" = 2 ] && [ ! -s "$tmp/arg.out" ] &&
+		[ "$(wc -l <"$tmp/arg.err")" = 1 ] &&
+		grep -q "^vee-recv: .*usage: vee-recv" "$tmp/arg.err"'
+done
+for args in "--secs 1" "--mode bulk" "--secs 1 --mode tiny" \
+	    "--secs 0 --mode bulk" "--secs 1 --mode bulk --guests 0" \
+	    "--secs 1 --mode bulk --base-port 65530"; do
+	"$tmp/vee-send" $args >"$tmp/arg.out" 2>"$tmp/arg.err"
+	rc=$?
+	check "vee-send $args: exit 2, one usage line" \
+		eval '[ "$rc" = 2 ] && [ ! -s "$tmp/arg.out" ] &&
+		[ "$(wc -l <"$tmp/arg.err")" = 1 ] &&
+		grep -q "^vee-send: .*usage: vee-send" "$tmp/arg.err"'
+done
+
+# --- vee-report.py on synthetic runs --------------------------------------
+report=$here/vee-report.py
+# mkrun FILE KERNEL VARIANT RUN MBPS...: a run log, 1 s per guest, irqs.
+mkrun()
+{
+	local f=$1 k=$2 v=$3 r=$4 g=0 m
+
+	shift 4
+	{
+		echo "[    1.234] console noise before the run"
+		echo "vee: kernel=$k variant=$v run=$r"
+		for m in "$@"; do
+			g=$((g + 1))
+			echo "vee: guest=$g bytes=$((m * 125000)) secs=1.000 mbps=$m.00 conns=1"
+		done
+		echo "irq: port=3 name=eth0 count=$((1000 + r))"
+		for m in $(seq 1 $g); do
+			echo "irq: port=$((10 + 2 * m)) name=vif$m.0-q0-tx count=$((m * 10))"
+			echo "irq: port=$((11 + 2 * m)) name=vif$m.0-q0-rx count=$((m * 20))"
+		done
+		echo "irq: port=1 name=timer0 count=5"
+	} >"$f"
+}
+mkrun "$tmp/ones" series bulk 1 1 1 1 1 1 1 1
+mkrun "$tmp/ramp" lowest bulk 1 1 2 3 4 5 6 7
+mkrun "$tmp/five" lowest bulk 2 5 5 5 5 5 5 5
+mkrun "$tmp/mid" base bulk 1 2 2 2 2 2 2 2
+python3 "$report" "$tmp/ones" "$tmp/five" "$tmp/mid" "$tmp/ramp" \
+	>"$tmp/rep.out" 2>"$tmp/rep.err"
+rc=$?
+check "report: exit 0, nothing on stderr" \
+	eval '[ "$rc" = 0 ] && [ ! -s "$tmp/rep.err" ]'
+# section KERNEL: the report's lines for that kernel.
+section()
+{
+	awk -v k="== kernel=$1 " 'index($0, "== ") == 1 { on = index($0, k) == 1 }
+		on' "$tmp/rep.out"
+}
+# row SECTION FIELDS...: SECTION has a table row of exactly these fields.
+row()
+{
+	local k=$1
+
+	shift
+	section "$k" | tr -s " " | grep -Fqx "$*"
+}
+check "report: 1,1,1,1,1,1,1 -> 1.00-1.00, max/min 1.00, Jain 1.000, total 7" \
+	row series 1 1.00 1.00 1.00 1.00 1.00 1.00 1.00 1.00-1.00 1.00 1.000 7.00
+check "report: 1..7 -> 1.00-7.00, max/min 7.00, Jain 784/980 = 0.800, total 28" \
+	row lowest 1 1.00 2.00 3.00 4.00 5.00 6.00 7.00 1.00-7.00 7.00 0.800 28.00
+check "report: means of 1..7 and 5s, Jain 992.25/1041.25 = 0.953" \
+	row lowest mean 3.00 3.50 4.00 4.50 5.00 5.50 6.00 3.00-6.00 2.00 0.953 \
+	31.50
+check "report: total spread 28-35, stddev 4.95" \
+	eval 'section lowest | grep -qx "total: mean 31.50 min-max 28.00-35.00 stddev 4.95"'
+check "report: Jain spread 0.8-1, stddev 0.141" \
+	eval 'section lowest | grep -qx "Jain: mean 0.900 min-max 0.800-1.000 stddev 0.141"'
+check "report: one run has no stddev" \
+	eval 'section base | grep -qx "total: mean 14.00 min-max 14.00-14.00 stddev -"'
+order=$(sed -n 's/^== kernel=\([a-z]*\) .*/\1/p' "$tmp/rep.out" | tr "\n" " ")
+check "report: kernels in the order lowest, base, series" \
+	test "$order" = "lowest base series "
+check "report: NIC port and counts per run" \
+	eval 'section lowest | grep -Eq "^eth0 +3 +1001 +1002 +1002$"'
+check "report: vif ports and counts, timer left out" \
+	eval 'section lowest | grep -Eq "^vif7\.0-q0-rx +25 +140 +140 +140$" &&
+	[ "$(section lowest | grep -c "^vif")" = 14 ] && ! grep -q timer0 "$tmp/rep.out"'
+check "report: comparison lines, nearer the right range" \
+	eval 'section lowest | grep -qx "compare: per-guest means 3.00-6.00 Mb/s \
+(max/min 2.00); report: lowest-first 23.9-192.3 (max/min 8.05), \
+round robin 83.8-140.26 (max/min 1.67); nearer round robin" &&
+	python3 "$report" "$tmp/ramp" | grep -q "max/min 7.00); .*; nearer lowest-first$"'
+
+# Malformed inputs: exit 2, one line FILE:LINE: on stderr, no PNG.
+malformed()
+{
+	local what=$1 line=$2 f=$tmp/bad.$3
+
+	python3 "$report" --png "$tmp/bad.png" "$tmp/ones" "$f" \
+		>"$tmp/bad.out" 2>"$tmp/bad.err"
+	rc=$?
+	check "report, malformed ($what): exit 2, '$f:$line:' only" \
+		eval '[ "$rc" = 2 ] && [ "$(wc -l <"$tmp/bad.err")" = 1 ] &&
+		grep -q "^$f:$line: " "$tmp/bad.err" && [ ! -e "$tmp/bad.png" ] &&
+		[ -z "$(ls -A "$tmp" | grep "^\.vee-report")" ]'
+}
+sed 's/bytes=375000 /bytes=abc /' "$tmp/ramp" >"$tmp/bad.num"
+malformed "bytes=abc" 5 num
+sed '2d' "$tmp/ramp" >"$tmp/bad.nohead"
+malformed "guest before header" 2 nohead
+sed '5p' "$tmp/ramp" >"$tmp/bad.dup"
+malformed "guest twice" 6 dup
+sed '6d' "$tmp/ramp" >"$tmp/bad.gap"
+malformed "guest 5 missing" 2 gap
+sed 's/mbps=4.00/mbps=4.50/' "$tmp/ramp" >"$tmp/bad.mbps"
+malformed "mbps against bytes/secs" 6 mbps
+sed 's/name=eth0 count=1001/name=eth0 count=-1/' "$tmp/ramp" >"$tmp/bad.irq"
+malformed "negative irq count" 10 irq
+cp "$tmp/ones" "$tmp/bad.again"
+malformed "same run twice" 2 again
+printf 'nothing here\n' >"$tmp/bad.empty"
+malformed "no header" 1 empty
+
+# The chart.
+python3 "$report" --png "$tmp/chart.png" "$tmp/ramp" "$tmp/five" \
+	"$tmp/mid" "$tmp/ones" >/dev/null 2>"$tmp/png.err"
+rc=$?
+check "report --png: exit 0, a PNG, no temporary left" \
+	eval '[ "$rc" = 0 ] && [ ! -s "$tmp/png.err" ] &&
+	[ "$(head -c 8 "$tmp/chart.png" | od -An -tx1 | tr -d " \n")" = 89504e470d0a1a0a ] &&
+	[ -z "$(ls -A "$tmp" | grep "^\.vee-report")" ]'
+# A gnuplot that writes half a file and fails must leave no PNG behind.
+mkdir "$tmp/fake"
+cat >"$tmp/fake/gnuplot" <<'EOF'
+#!/bin/sh
+[ $# -gt 0 ] && { echo "        png  PNG images"; exit 0; }
+out=$(sed -n 's/^set output "\(.*\)"$/\1/p')
+printf 'partial' >"$out"
+echo "gnuplot: fake failure" >&2
+exit 1
+EOF
+chmod +x "$tmp/fake/gnuplot"
+PATH=$tmp/fake:$PATH python3 "$report" --png "$tmp/fail.png" "$tmp/ramp" \
+	>/dev/null 2>"$tmp/fail.err"
+rc=$?
+check "report --png, gnuplot fails: exit 1, one line, no PNG, no temporary" \
+	eval '[ "$rc" = 1 ] && [ "$(wc -l <"$tmp/fail.err")" = 1 ] &&
+	[ ! -e "$tmp/fail.png" ] &&
+	[ -z "$(ls -A "$tmp" | grep "^\.vee-report")" ]'
+
+echo "test-vee: $passed passed, $failed failed"
+[ "$failed" = 0 ]
