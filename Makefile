@@ -13,7 +13,7 @@ MAKEFLAGS += --no-print-directory
 ARCH ?= x86_64
 
 .PHONY: all deps tree kunit replay-check check series bisect-build clean \
-	bench fairness xen-test fuzz fuzz-long deb
+	bench fairness xen-test fuzz fuzz-long deb vee-lab
 
 # Default: the patched, dom0-capable x86_64 kernel in build/out/
 # (mk/kernel.sh; KCONFIG=/path/to/.config replaces defconfig + xen.config).
@@ -92,3 +92,11 @@ fuzz: tree
 
 fuzz-long: tree
 	@mk/fuzz.sh long
+
+# The original report's experiment live (mk/vee-lab.sh, lab/vee/): 7
+# guests receiving TCP streams through dom0 on Xen 4.17 in QEMU, dom0
+# kernels lowest, base and series (KERNELS=), variants bulk and small
+# (VARIANTS=), RUNS (3) runs of SECS (180) seconds; tables and chart in
+# build/out/vee.{txt,png}.
+vee-lab: tree
+	@mk/vee-lab.sh
