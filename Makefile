@@ -95,8 +95,8 @@ fuzz-long: tree
 
 # The original report's experiment live (mk/vee-lab.sh, lab/vee/): 7
 # guests receiving TCP streams through dom0 on Xen 4.17 in QEMU, dom0
-# kernels lowest, base and series (KERNELS=), variants bulk and small
-# (VARIANTS=), RUNS (3) runs of SECS (180) seconds; tables and chart in
-# build/out/vee.{txt,png}.
+# kernels lowest, base and series (KERNELS=), variants bulk, small and
+# noisy (VARIANTS=), RUNS (3) runs of SECS (180) seconds; tables and chart
+# in build/out/vee.{txt,png}.
 vee-lab: tree
 	@mk/vee-lab.sh

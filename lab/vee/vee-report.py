@@ -338,6 +338,7 @@ def chart(grouped, path):
         'set style fill solid 0.8 border -1',
         'set key outside right top',
         'set grid ytics',
+        'set xtics rotate by -30 nomirror',
     ]
     for (name, lo, hi), c in zip(REPORT, colors):
         script += [
