@@ -129,29 +129,18 @@ build_tools() {
 
 # build_vee_initramfs K: dom0's and the guests' initramfs, kernel K.
 build_vee_initramfs() {
-	local k=$1 g=$XBUILD/guest-root r=$XBUILD/dom0-root t bins=() lib
+	local k=$1 g=$XBUILD/guest-root r=$XBUILD/dom0-root
 	busybox_root "$g" "$VLAB/guest-init"
 	install -m 755 "$VEE_RECV" "$g/usr/bin/vee-recv"
 	install -m 755 "$VEE_FLOOD" "$g/usr/bin/vee-flood"
 	mkcpio "$g" "$XBUILD/guest.cpio.gz"
 
 	busybox_root "$r" "$VLAB/dom0-init"
-	mkdir -p "$r$XEN_BIN" "$r/etc/xen/scripts" "$r/vee" "$r/usr/bin" \
-		"$r"/var/{lib/xen,lib/xenstored,log/xen/console,run/xen,run/xenstored,lock}
-	for t in "${XEN_TOOLS[@]}"; do
-		cp "$XROOT$XEN_BIN/$t" "$r$XEN_BIN/$t"
-		bins+=("$XROOT$XEN_BIN/$t")
-	done
+	stage_xen_tools "$r"
+	mkdir -p "$r/etc/xen/scripts" "$r/vee" "$r/usr/bin"
 	cp -L "$XROOT/usr/bin/xenstore-read" "$r/usr/bin/xenstore-read" ||
 		die "xenstore-utils has no usr/bin/xenstore-read"
-	bins+=("$XROOT/usr/bin/xenstore-read")
-	stage_libs "$r" "${bins[@]}"
-	lib=$(/sbin/ldconfig -p | awk '$1 == "libgcc_s.so.1" && /x86-64/ && !n++ { print $NF }')
-	[[ -n $lib ]] || die "libgcc_s.so.1 not found on the host (Debian package libgcc-s1)"
-	mkdir -p "$r$(dirname "$lib")"
-	cp -L "$lib" "$r$lib"
-	install -m 644 "$LAB/xen-tools.sh" "$r/etc/xen-tools.sh"
-	install -m 644 "$LAB/xl.conf" "$r/etc/xen/xl.conf"
+	stage_libs "$r" "$XROOT/usr/bin/xenstore-read"
 	install -m 755 "$VLAB/vif-vee" "$r/etc/xen/scripts/vif-vee"
 	install -m 644 "$VLAB/guest.cfg" "$r/vee/guest.cfg"
 	install -m 644 "$VEE/bzImage-$k" "$r/vee/bzImage"
@@ -187,10 +176,9 @@ boot() {
 		hostfwd+=",hostfwd=tcp:127.0.0.1:$((PORT_BASE + i))-10.0.2.$((20 + i)):5001"
 	done
 	QEMU_MEM=4096
+	# shellcheck disable=SC2054 # QEMU's options are comma-separated
 	QEMU_EXTRA=(-netdev "user,id=n0,net=10.0.2.0/24$hostfwd" -device e1000,netdev=n0)
-	XEN_ARGS="console=com1 com1=115200 dom0_mem=1024M,max:1024M dom0_max_vcpus=2 spec-ctrl=eager-fpu"
-	DOM0_ARGS="console=hvc0 earlyprintk=xen xen.fifo_events=0 panic=-1"
-	DOM0_ARGS+=" vee.guests=$GUESTS vee.secs=$SECS vee.runs=$RUNS vee.watchdog=$((TIMEOUT - 60))"
+	DOM0_ARGS="$DOM0_BASE_ARGS vee.guests=$GUESTS vee.secs=$SECS vee.runs=$RUNS vee.watchdog=$((TIMEOUT - 60))"
 	[[ $v != noisy ]] || DOM0_ARGS+=" vee.noisy=1"
 	build_vee_initramfs "$k"
 	say "== kernel $k, variant $v: $RUNS run(s) of $SECS s (serial log: $SERIAL)"

@@ -64,8 +64,9 @@ KCONFIG_MODULES=(XEN_DEV_EVTCHN XENFS XEN_PRIVCMD XEN_GNTDEV)
 KCONFIG_KUNIT=(KUNIT XEN_EVTCHN_2L_KUNIT_TEST)
 XEN_ARGS="console=com1 com1=115200 dom0_mem=1024M,max:1024M dom0_max_vcpus=2 spec-ctrl=eager-fpu"
 # No comma in dom0's arguments: QEMU splits multiboot modules on commas.
-DOM0_ARGS="console=hvc0 earlyprintk=xen xen.fifo_events=0 panic=-1"
-DOM0_ARGS+=" xentest.events=$EVENTS xentest.watchdog=$((TIMEOUT - 60))"
+# The live labs add their own to DOM0_BASE_ARGS.
+DOM0_BASE_ARGS="console=hvc0 earlyprintk=xen xen.fifo_events=0 panic=-1"
+DOM0_ARGS="$DOM0_BASE_ARGS xentest.events=$EVENTS xentest.watchdog=$((TIMEOUT - 60))"
 SPLATS='WARNING:|BUG:|Oops|Call Trace|UBSAN|blocked for more than|detected stall|Kernel panic'
 XEN_SPLATS='^\(XEN\) (Panic on CPU|Xen BUG at|Assertion .* failed|FATAL )'
 
@@ -299,17 +300,12 @@ mkcpio() {
 	echo "$sum" >"$out.sum"
 }
 
-build_initramfs() {
-	local d=$XBUILD/domU-root r=$XBUILD/dom0-root t lib bins=()
-	# The guest: busybox, its init, evtchn-stress.
-	busybox_root "$d" "$LAB/domU-init"
-	mkcpio "$d" "$XBUILD/domU.cpio.gz"
-
-	# dom0: the same, plus the Xen tools and their libraries, xl's
-	# directories and configuration, and the guest (kernel, initramfs,
-	# xl config) in /xen-test.
-	busybox_root "$r" "$LAB/dom0-init"
-	mkdir -p "$r$XEN_BIN" "$r/etc/xen" "$r/xen-test" \
+# stage_xen_tools DIR: the Xen tools in root DIR, with their libraries,
+# xl's directories and configuration, and the script that starts them
+# (/etc/xen-tools.sh).
+stage_xen_tools() {
+	local r=$1 t lib bins=()
+	mkdir -p "$r$XEN_BIN" "$r/etc/xen" \
 		"$r"/var/{lib/xen,lib/xenstored,log/xen/console,run/xen,run/xenstored,lock}
 	for t in "${XEN_TOOLS[@]}"; do
 		cp "$XROOT$XEN_BIN/$t" "$r$XEN_BIN/$t"
@@ -326,6 +322,19 @@ build_initramfs() {
 	cp -L "$lib" "$r$lib"
 	install -m 644 "$LAB/xen-tools.sh" "$r/etc/xen-tools.sh"
 	install -m 644 "$LAB/xl.conf" "$r/etc/xen/xl.conf"
+}
+
+build_initramfs() {
+	local d=$XBUILD/domU-root r=$XBUILD/dom0-root
+	# The guest: busybox, its init, evtchn-stress.
+	busybox_root "$d" "$LAB/domU-init"
+	mkcpio "$d" "$XBUILD/domU.cpio.gz"
+
+	# dom0: the same, plus the Xen tools and the guest (kernel, initramfs,
+	# xl config) in /xen-test.
+	busybox_root "$r" "$LAB/dom0-init"
+	stage_xen_tools "$r"
+	mkdir -p "$r/xen-test"
 	install -m 644 "$LAB/domU.cfg" "$r/xen-test/domU.cfg"
 	install -m 644 "$BZIMAGE" "$r/xen-test/bzImage"
 	install -m 644 "$XBUILD/domU.cpio.gz" "$r/xen-test/domU.cpio.gz"
@@ -629,7 +638,7 @@ main() {
 	split_logs
 	judge
 	say "logs: $L-serial.log (the whole serial console), $L-{dom0,domU}.log,"
-	say "      $L-{dom0,domU}-ktap.log, $L-{dom0,domU}-kunit.txt,"
+	[[ -n $PKG ]] || say "      $L-{dom0,domU}-ktap.log, $L-{dom0,domU}-kunit.txt,"
 	say "      $L-dom0-stress.log, $L-exchange.log"
 	say "total time $(fmt_time "$SECONDS") (QEMU $(fmt_time "$QEMU_TIME"))"
 	echo "xen-test: $PASSED passed, $FAILED failed"
