@@ -14,7 +14,8 @@
 # listening, its failure when one never listens, the receiver's bytes=0
 # exit, a bind error and bad arguments; then feeds synthetic run logs to
 # vee-report.py and checks its arithmetic (Jain, max/min, spread), its
-# order, its irq table, its FILE:LINE errors and its PNG (none left behind
+# order, its irq table, the noisy guest left out of the fairness figures,
+# the text chart, its FILE:LINE errors and its PNG (none left behind
 # when gnuplot fails).  Ends with "test-vee: N passed, M failed"; exits 1
 # if any check failed.
 
@@ -268,7 +269,8 @@ done
 
 # --- vee-report.py on synthetic runs --------------------------------------
 report=$here/vee-report.py
-# mkrun FILE KERNEL VARIANT RUN MBPS...: a run log, 1 s per guest, irqs.
+# mkrun FILE KERNEL VARIANT RUN MBPS...: a run log, 1 s per guest, irqs;
+# the header gets " noisy=$NOISY" when NOISY is set.
 mkrun()
 {
 	local f=$1 k=$2 v=$3 r=$4 g=0 m
@@ -276,7 +278,7 @@ mkrun()
 	shift 4
 	{
 		echo "[    1.234] console noise before the run"
-		echo "vee: kernel=$k variant=$v run=$r"
+		echo "vee: kernel=$k variant=$v run=$r${NOISY:+ noisy=$NOISY}"
 		for m in "$@"; do
 			g=$((g + 1))
 			echo "vee: guest=$g bytes=$((m * 125000)) secs=1.000 mbps=$m.00 conns=1"
@@ -339,6 +341,25 @@ check "report: comparison lines, nearer the right range" \
 round robin 83.8-140.26 (max/min 1.67); nearer round robin" &&
 	python3 "$report" "$tmp/ramp" | grep -q "max/min 7.00); .*; nearer lowest-first$"'
 
+# The noisy neighbour: shown, in the total, out of the fairness figures.
+NOISY=1 mkrun "$tmp/noisy1" base noisy 1 9 1 2 3 4 5 6
+NOISY=1 mkrun "$tmp/noisy2" base noisy 2 7 3 4 5 6 7 8
+python3 "$report" "$tmp/noisy1" "$tmp/noisy2" >"$tmp/rep.out" 2>"$tmp/rep.err"
+rc=$?
+check "report, noisy=1: exit 0, g1 marked, 1..6 -> max/min 6.00, Jain 441/546 = 0.808, total 30" \
+	eval '[ "$rc" = 0 ] && [ ! -s "$tmp/rep.err" ] &&
+	section base | grep -Eq "^run +g1\* +g2 " &&
+	row base 1 9.00 1.00 2.00 3.00 4.00 5.00 6.00 1.00-6.00 6.00 0.808 30.00'
+check "report, noisy=1: means 2..7 -> 2.00-7.00, Jain 729/834 = 0.874, the flooder's 8.00 in the total only" \
+	eval 'row base mean 8.00 2.00 3.00 4.00 5.00 6.00 7.00 2.00-7.00 3.50 0.874 35.00 &&
+	section base | grep -q "^\* guest 1 floods dom0" &&
+	section base | grep -q "^compare: per-guest means 2.00-7.00 Mb/s (max/min 3.50)"'
+check "report: the text chart, the report's ranges and each group's" \
+	eval 'grep -q "^chart: per-guest means" "$tmp/rep.out" &&
+	grep -Eq "^report lowest-first +\[=+\] +23.90-192.30$" "$tmp/rep.out" &&
+	grep -Eq "^report round robin +\[=+\] +83.80-140.26$" "$tmp/rep.out" &&
+	grep -Eq "^base noisy +\[=?\]? +2.00-7.00$" "$tmp/rep.out"'
+
 # Malformed inputs: exit 2, one line FILE:LINE: on stderr, no PNG.
 malformed()
 {
@@ -366,6 +387,16 @@ sed 's/name=eth0 count=1001/name=eth0 count=-1/' "$tmp/ramp" >"$tmp/bad.irq"
 malformed "negative irq count" 10 irq
 cp "$tmp/ones" "$tmp/bad.again"
 malformed "same run twice" 2 again
+sed 's/run=1$/run=1 noisy=8/' "$tmp/ramp" >"$tmp/bad.noisy"
+malformed "noisy=8 of 7 guests" 2 noisy
+sed 's/run=1$/run=1 noisy=x/' "$tmp/ramp" >"$tmp/bad.noisyx"
+malformed "noisy=x" 2 noisyx
+NOISY=2 mkrun "$tmp/bad.noisy2" base noisy 3 1 1 1 1 1 1 1
+python3 "$report" "$tmp/noisy1" "$tmp/bad.noisy2" >/dev/null 2>"$tmp/bad.err"
+rc=$?
+check "report, noisy differs between runs: exit 2, '$tmp/bad.noisy2:2:'" \
+	eval '[ "$rc" = 2 ] && [ "$(wc -l <"$tmp/bad.err")" = 1 ] &&
+	grep -q "^$tmp/bad.noisy2:2: noisy=2, but run 1 .* has noisy=1" "$tmp/bad.err"'
 printf 'nothing here\n' >"$tmp/bad.empty"
 malformed "no header" 1 empty
 

@@ -7,7 +7,10 @@
 Each RUN.log is a run's combined text (console logs and all); only lines
 beginning with "vee:" or "irq:" are read, and they must be well formed:
 
-    vee: kernel=NAME variant=VARIANT run=R     the run's header, first
+    vee: kernel=NAME variant=VARIANT run=R [noisy=G]
+                                               the run's header, first;
+                                               noisy: the guest that floods
+                                               dom0 (0 or absent: none)
     vee: guest=N bytes=B secs=T mbps=M conns=C from vee-recv, guests 1..n
     irq: port=P name=NAME count=C              dom0's interrupts per event
                                                channel port over the run
@@ -19,10 +22,16 @@ guest over the runs and the spread (min-max, standard deviation) of the
 total and of Jain; the NIC's (eth*, en*) and each vif's (vif*) port and
 interrupt count; and a line comparing the range of the per-guest means
 with the report's: lowest-port-first 23.9-192.3 Mb/s (max/min 8.05), round
-robin 83.8-140.26 Mb/s (max/min 1.67).
+robin 83.8-140.26 Mb/s (max/min 1.67).  The noisy guest's Mb/s are shown
+(marked *) and counted in the total, but left out of the range, max/min,
+Jain and the comparison: it is the flooder, not one of the guests whose
+fairness is measured (lab/fairness treats its flooder the same way).  Last
+comes a text chart of the ranges of the per-guest means against the
+report's two ranges.
 
 --png FILE draws per-guest bandwidth (mean over runs, min-max error bars),
-grouped by kernel (lowest, base, series, then the others), with the
+grouped by variant (bulk, small, noisy, then the others) and kernel
+(lowest, base, series, then the others), the order of the tables too, with the
 report's two ranges as shaded bands, through gnuplot; FILE appears only
 when complete.
 
@@ -43,8 +52,9 @@ REPORT = (
     ("round robin", 83.8, 140.26),
 )
 KERNEL_ORDER = ("lowest", "base", "series")
+VARIANT_ORDER = ("bulk", "small", "noisy")
 FIELDS = {
-    "header": ("kernel", "variant", "run"),
+    "header": ("kernel", "variant", "run", "noisy?"),
     "guest": ("guest", "bytes", "secs", "mbps", "conns"),
     "irq": ("port", "name", "count"),
 }
@@ -61,8 +71,9 @@ class Malformed(Exception):
 
 
 class Run:
-    def __init__(self, kernel, variant, run, where):
+    def __init__(self, kernel, variant, run, noisy, where):
         self.kernel, self.variant, self.run = kernel, variant, run
+        self.noisy = noisy      # the flooding guest, 0: none
         self.where = where
         self.guests = {}        # guest -> (mbps, bytes, secs, conns)
         self.irqs = {}          # name -> (port, count)
@@ -75,7 +86,8 @@ def need_header(cur, kind, where):
 
 
 def parse_fields(line, kind, where):
-    """The key=value fields of @line, exactly those of FIELDS[kind]."""
+    """The key=value fields of @line, those of FIELDS[kind] ("?": may be
+    left out)."""
     fields = {}
     for word in line.split()[1:]:
         key, eq, val = word.partition("=")
@@ -84,8 +96,8 @@ def parse_fields(line, kind, where):
         if key in fields:
             raise Malformed(where, f"'{key}' given twice")
         fields[key] = val
-    want = FIELDS[kind]
-    missing = [k for k in want if k not in fields]
+    want = [k.rstrip("?") for k in FIELDS[kind]]
+    missing = [k for k in FIELDS[kind] if k[-1] != "?" and k not in fields]
     extra = [k for k in fields if k not in want]
     if missing:
         raise Malformed(where, f"{kind} line lacks {', '.join(missing)}")
@@ -127,13 +139,16 @@ def parse(paths):
                 if line.split()[1:2] and line.split()[1].startswith(
                         "kernel="):
                     fl = parse_fields(line, "header", where)
-                    key = tuple(token(fl, k, where) for k in FIELDS["header"])
+                    key = tuple(token(fl, k, where)
+                                for k in ("kernel", "variant", "run"))
                     if key in seen:
                         raise Malformed(where, "run kernel=%s variant=%s "
                                         "run=%s already at %s:%d" %
                                         (key + seen[key]))
                     seen[key] = where
-                    cur = Run(*key, where)
+                    noisy = (number(fl, "noisy", where)
+                             if "noisy" in fl else 0)
+                    cur = Run(*key, noisy, where)
                     runs.append(cur)
                     continue
                 fl = parse_fields(line, "guest", where)
@@ -174,6 +189,11 @@ def parse(paths):
             if sorted(r.guests) != list(range(1, n + 1)):
                 raise Malformed(r.where, "run's guests are not 1..%d: %s" %
                                 (n, " ".join(map(str, sorted(r.guests)))))
+            if r.noisy > n:
+                raise Malformed(r.where, f"noisy={r.noisy}, but the run "
+                                f"has guests 1..{n}")
+            if n - (r.noisy > 0) < 1:
+                raise Malformed(r.where, "no guest besides the noisy one")
     return runs
 
 
@@ -200,15 +220,20 @@ def run_key(r):
 
 
 def groups(runs):
-    """{(kernel, variant): [runs]} in the report's order."""
+    """{(kernel, variant): [runs]} in the report's order: by variant, then
+    by kernel."""
     def kkey(k):
         return (KERNEL_ORDER.index(k), "") if k in KERNEL_ORDER else (9, k)
+
+    def vkey(v):
+        return (VARIANT_ORDER.index(v), "") if v in VARIANT_ORDER else (9, v)
     out = {}
     for r in runs:
         out.setdefault((r.kernel, r.variant), []).append(r)
     for k in out:
         out[k].sort(key=run_key)
-    return {k: out[k] for k in sorted(out, key=lambda k: (kkey(k[0]), k[1]))}
+    return {k: out[k] for k in sorted(out, key=lambda k: (vkey(k[1]),
+                                                          kkey(k[0])))}
 
 
 def nearer(rat):
@@ -222,34 +247,50 @@ def nearer(rat):
 
 
 def report(grouped, out):
+    ranges = []
     for (kernel, variant), runs in grouped.items():
         n = len(runs[0].guests)
+        noisy = runs[0].noisy
         for r in runs:
             if len(r.guests) != n:
                 raise Malformed(r.where, f"{len(r.guests)} guests, but "
                                 f"run {runs[0].run} of kernel={kernel} "
                                 f"variant={variant} has {n}")
+            if r.noisy != noisy:
+                raise Malformed(r.where, f"noisy={r.noisy}, but run "
+                                f"{runs[0].run} of kernel={kernel} "
+                                f"variant={variant} has noisy={noisy}")
+        # The guests whose fairness is measured: all but the flooder.
+        fair = [g for g in range(1, n + 1) if g != noisy]
         w = max(8, max(len(r.run) for r in runs) + 1)
         out.append(f"== kernel={kernel} variant={variant}: {len(runs)} "
                    f"run{'s' if len(runs) > 1 else ''}, {n} guests, Mb/s ==")
-        out.append("run".ljust(w) + "".join(f"{'g%d' % g:>9}"
-                                            for g in range(1, n + 1)) +
+        out.append("run".ljust(w) +
+                   "".join(f"{'g%d%s' % (g, '*' if g == noisy else ''):>9}"
+                           for g in range(1, n + 1)) +
                    f"{'min-max':>18}{'max/min':>9}{'Jain':>7}{'total':>10}")
         totals, jains = [], []
         for r in runs:
             xs = [r.guests[g][0] for g in range(1, n + 1)]
+            fx = [r.guests[g][0] for g in fair]
             totals.append(sum(xs))
-            jains.append(jain(xs))
-            rng = f"{fmt(min(xs))}-{fmt(max(xs))}"
+            jains.append(jain(fx))
+            rng = f"{fmt(min(fx))}-{fmt(max(fx))}"
             out.append(r.run.ljust(w) + "".join(f"{fmt(x):>9}" for x in xs) +
-                       f"{rng:>18}{fmt(ratio(xs)):>9}"
+                       f"{rng:>18}{fmt(ratio(fx)):>9}"
                        f"{fmt(jains[-1], 3):>7}{fmt(totals[-1]):>10}")
         means = [statistics.fmean(r.guests[g][0] for r in runs)
                  for g in range(1, n + 1)]
-        rng = f"{fmt(min(means))}-{fmt(max(means))}"
+        fmeans = [means[g - 1] for g in fair]
+        rng = f"{fmt(min(fmeans))}-{fmt(max(fmeans))}"
         out.append("mean".ljust(w) + "".join(f"{fmt(x):>9}" for x in means) +
-                   f"{rng:>18}{fmt(ratio(means)):>9}"
-                   f"{fmt(jain(means), 3):>7}{fmt(sum(means)):>10}")
+                   f"{rng:>18}{fmt(ratio(fmeans)):>9}"
+                   f"{fmt(jain(fmeans), 3):>7}{fmt(sum(means)):>10}")
+        if noisy:
+            out.append(f"* guest {noisy} floods dom0 (the noisy neighbour): "
+                       "in the total, not in min-max, max/min, Jain or the "
+                       "comparison")
+        ranges.append((f"{kernel} {variant}", min(fmeans), max(fmeans)))
         for name, xs, prec in (("total", totals, 2), ("Jain", jains, 3)):
             ok = [x for x in xs if not math.isnan(x)]
             if not ok:
@@ -284,11 +325,43 @@ def report(grouped, out):
         else:
             out.append("interrupts: no NIC or vif lines")
         out.append(f"compare: per-guest means {rng} Mb/s (max/min "
-                   f"{fmt(ratio(means))}); report: " +
+                   f"{fmt(ratio(fmeans))}); report: " +
                    ", ".join(f"{name} {lo:g}-{hi:g} (max/min {hi / lo:.2f})"
                              for name, lo, hi in REPORT) +
-                   f"; nearer {nearer(ratio(means))}")
+                   f"; nearer {nearer(ratio(fmeans))}")
         out.append("")
+    text_chart(ranges, out)
+
+
+def text_chart(ranges, out, width=60):
+    """The ranges of per-guest means, as bars on one Mb/s axis with the
+    report's two ranges: [==] spans min to max, a bar's ends at the
+    nearest column."""
+    top = max([hi for _, _, hi in REPORT] + [hi for _, _, hi in ranges])
+    top = math.ceil(top / 50) * 50
+    def col(x):
+        return min(width, max(0, round(x / top * width)))
+    rows = [(f"report {name}", lo, hi) for name, lo, hi in REPORT] + ranges
+    lw = max(len(label) for label, _, _ in rows) + 2
+    out.append("chart: per-guest means, min to max, Mb/s")
+    axis = [" "] * (width + 1)
+    marks = []
+    for tick in range(0, top + 1, 50):
+        c = col(tick)
+        axis[c] = "|"
+        marks.append((c, str(tick)))
+    ticks = [" "] * (width + 8)
+    for c, text in marks:
+        start = min(max(0, c - len(text) // 2), len(ticks) - len(text))
+        ticks[start:start + len(text)] = text
+    out.append(" " * lw + "".join(ticks).rstrip())
+    out.append(" " * lw + "".join(axis).rstrip())
+    for label, lo, hi in rows:
+        a, b = col(lo), col(hi)
+        bar = " " * a + "[" + "=" * max(0, b - a - 1) + ("]" if b > a else "")
+        out.append(label.ljust(lw) + bar.ljust(width + 1) +
+                   f"  {fmt(lo)}-{fmt(hi)}")
+    out.append("")
 
 
 def gnuplot_terminal():
@@ -312,6 +385,8 @@ def chart(grouped, path):
     rows = []
     for (kernel, variant), runs in grouped.items():
         label = kernel if len(variants) == 1 else f"{kernel} {variant}"
+        if runs[0].noisy:
+            label += f" (g{runs[0].noisy} floods)"
         cells = []
         for g in range(1, n + 1):
             xs = [r.guests[g][0] for r in runs if g in r.guests]
