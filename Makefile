@@ -13,7 +13,7 @@ MAKEFLAGS += --no-print-directory
 ARCH ?= x86_64
 
 .PHONY: all deps tree kunit replay-check check series bisect-build clean \
-	bench fairness xen-test fuzz fuzz-long deb vee-lab
+	bench fairness xen-test fuzz fuzz-long deb vee-lab vee-report
 
 # Default: the patched, dom0-capable x86_64 kernel in build/out/
 # (mk/kernel.sh; KCONFIG=/path/to/.config replaces defconfig + xen.config).
@@ -97,6 +97,10 @@ fuzz-long: tree
 # guests receiving TCP streams through dom0 on Xen 4.17 in QEMU, dom0
 # kernels lowest, base and series (KERNELS=), variants bulk, small and
 # noisy (VARIANTS=), RUNS (3) runs of SECS (180) seconds; tables and chart
-# in build/out/vee.{txt,png}.
+# in build/out/vee.{txt,png}.  vee-report: the same tables and chart
+# again from the boots' serial logs, without booting.
 vee-lab: tree
 	@mk/vee-lab.sh
+
+vee-report:
+	@mk/vee-lab.sh --report

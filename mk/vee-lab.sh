@@ -45,6 +45,7 @@ VARIANTS=${VARIANTS:-bulk small noisy}
 RUNS=${RUNS:-3}
 SECS=${SECS:-180}
 GUESTS=7
+NOISY_GUEST=1
 PORT_BASE=15000
 OUT=$BUILD/out
 
@@ -179,7 +180,7 @@ boot() {
 	# shellcheck disable=SC2054 # QEMU's options are comma-separated
 	QEMU_EXTRA=(-netdev "user,id=n0,net=10.0.2.0/24$hostfwd" -device e1000,netdev=n0)
 	DOM0_ARGS="$DOM0_BASE_ARGS vee.guests=$GUESTS vee.secs=$SECS vee.runs=$RUNS vee.watchdog=$((TIMEOUT - 60))"
-	[[ $v != noisy ]] || DOM0_ARGS+=" vee.noisy=1"
+	[[ $v != noisy ]] || DOM0_ARGS+=" vee.noisy=$NOISY_GUEST"
 	build_vee_initramfs "$k"
 	say "== kernel $k, variant $v: $RUNS run(s) of $SECS s (serial log: $SERIAL)"
 	run_qemu
@@ -216,8 +217,13 @@ collect() {
 		split($3, g, "="); gd[g[2]] = f["domid"]; gtx[g[2]] = f["tx"]; grx[g[2]] = f["rx"]
 		next
 	}
+	# The flooding guest, from dom0'"'"'s command line (vee.noisy=N).
+	/^\[ *[0-9.]+\] Command line: / && !cmdline++ {
+		if (match($0, / vee\.noisy=[0-9]+/)) noisy = substr($0, RSTART + 11, RLENGTH - 11)
+		next
+	}
 	/^vee: go run=/ { split($3, a, "="); run = a[2]
-		printf "vee: kernel=%s variant=%s run=%s\n", k, v, run; next }
+		printf "vee: kernel=%s variant=%s run=%s%s\n", k, v, run, noisy ? " noisy=" noisy : ""; next }
 	/^vee: guest=/ { print; next }
 	/^irq: irq=/ {
 		split($2, a, "="); irq = a[2]; split($3, b, "="); name = b[2]
@@ -237,8 +243,37 @@ collect() {
 	}' "$SERIAL"
 }
 
+# report: the tables and the chart again, from the serial logs of the
+# boots that finished (make vee-report: a changed vee-report.py, or
+# KERNELS/VARIANTS narrowed, without booting anything).
+report() {
+	local k v n=0 tmp=$RESULTS.tmp
+	: >"$tmp"
+	for v in $VARIANTS; do
+		for k in $KERNELS; do
+			SERIAL=$LOGS/vee-$k-$v-serial.log
+			if ! grep -qa '^vee: runs done' "$SERIAL" 2>/dev/null; then
+				say "kernel $k, variant $v: no finished boot ($SERIAL); left out"
+				continue
+			fi
+			collect "$k" "$v" >>"$tmp"
+			n=$((n + 1))
+		done
+	done
+	((n > 0)) || { rm -f "$tmp"; die "no finished boot in $LOGS/vee-*-serial.log (make vee-lab first)"; }
+	mv "$tmp" "$RESULTS"
+	python3 "$VLAB/vee-report.py" --png "$OUT/vee.png" "$RESULTS" | tee "$OUT/vee.txt"
+	say "tables in $OUT/vee.txt, chart $OUT/vee.png, runs in $RESULTS"
+}
+
 # ----------------------------------------------------------------- main ---
+RESULTS=$LOGS/vee-results.txt
 mkdir -p "$LOGS" "$VEE" "$XBUILD" "$OUT"
+if [[ ${1:-} == --report ]]; then
+	command -v gnuplot >/dev/null || die "gnuplot not found (Debian package gnuplot-nox)"
+	report
+	exit
+fi
 PREPLOG=$LOGS/vee-prepare.log
 : >"$PREPLOG"
 check_host
@@ -252,7 +287,6 @@ build_tools
 # Each boot: 7 guests' start (about 90 s), then RUNS runs of SECS + about
 # 20 s; dom0's watchdog and QEMU's limit leave room for slow machines.
 TIMEOUT=$((600 + RUNS * (SECS + 120)))
-RESULTS=$LOGS/vee-results.txt
 : >"$RESULTS"
 t0=$SECONDS
 for v in $VARIANTS; do
