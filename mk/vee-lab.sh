@@ -224,7 +224,7 @@ collect() {
 	}
 	/^vee: go run=/ { split($3, a, "="); run = a[2]
 		printf "vee: kernel=%s variant=%s run=%s%s\n", k, v, run, noisy ? " noisy=" noisy : ""; next }
-	/^vee: guest=/ { print; next }
+	/^vee: guest=/ || /^nic: / { print; next }
 	/^irq: irq=/ {
 		split($2, a, "="); irq = a[2]; split($3, b, "="); name = b[2]
 		port = "?"

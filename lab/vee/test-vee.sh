@@ -14,7 +14,7 @@
 # listening, its failure when one never listens, the receiver's bytes=0
 # exit, a bind error and bad arguments; then feeds synthetic run logs to
 # vee-report.py and checks its arithmetic (Jain, max/min, spread), its
-# order, its irq table, the noisy guest left out of the fairness figures,
+# order, its irq and NIC tables, the noisy guest left out of the fairness figures,
 # the text chart, its FILE:LINE errors and its PNG (none left behind
 # when gnuplot fails).  Ends with "test-vee: N passed, M failed"; exits 1
 # if any check failed.
@@ -360,6 +360,14 @@ check "report: the text chart, the report's ranges and each group's" \
 	grep -Eq "^report round robin +\[=+\] +83.80-140.26$" "$tmp/rep.out" &&
 	grep -Eq "^base noisy +\[=?\]? +2.00-7.00$" "$tmp/rep.out"'
 
+# What reached the NIC: packets and bytes per packet, per run and mean.
+{ cat "$tmp/mid"; echo "nic: rx_packets=1000 rx_bytes=1514000"; } >"$tmp/nic1"
+{ sed 's/run=1$/run=2/' "$tmp/mid"; echo "nic: rx_packets=3000 rx_bytes=354000"; } >"$tmp/nic2"
+python3 "$report" "$tmp/nic1" "$tmp/nic2" >"$tmp/rep.out" 2>"$tmp/rep.err"
+check "report: NIC packets 1000/3000, bytes/packet 1514/118, mean 816" \
+	eval 'section base | grep -Eq "^NIC rx packets +1000 +3000 +2000$" &&
+	section base | grep -Eq "^NIC rx bytes/packet +1514 +118 +816$"'
+
 # Malformed inputs: exit 2, one line FILE:LINE: on stderr, no PNG.
 malformed()
 {
@@ -397,6 +405,8 @@ rc=$?
 check "report, noisy differs between runs: exit 2, '$tmp/bad.noisy2:2:'" \
 	eval '[ "$rc" = 2 ] && [ "$(wc -l <"$tmp/bad.err")" = 1 ] &&
 	grep -q "^$tmp/bad.noisy2:2: noisy=2, but run 1 .* has noisy=1" "$tmp/bad.err"'
+{ cat "$tmp/ramp"; echo "nic: rx_packets=1 rx_bytes=2"; echo "nic: rx_packets=1 rx_bytes=2"; } >"$tmp/bad.nic"
+malformed "nic line twice" 27 nic
 printf 'nothing here\n' >"$tmp/bad.empty"
 malformed "no header" 1 empty
 

@@ -14,13 +14,16 @@ beginning with "vee:" or "irq:" are read, and they must be well formed:
     vee: guest=N bytes=B secs=T mbps=M conns=C from vee-recv, guests 1..n
     irq: port=P name=NAME count=C              dom0's interrupts per event
                                                channel port over the run
+    nic: rx_packets=P rx_bytes=B               what dom0's NIC received
+                                               over the run (optional)
 
 A file may hold several runs, each from its header on.  For each (kernel,
 variant) it prints per-guest Mb/s per run with the run's range, max/min,
 Jain's fairness index (sum x)^2 / (n * sum x^2) and total; the mean per
 guest over the runs and the spread (min-max, standard deviation) of the
 total and of Jain; the NIC's (eth*, en*) and each vif's (vif*) port and
-interrupt count; and a line comparing the range of the per-guest means
+interrupt count; the NIC's received packets and bytes per packet; and a
+line comparing the range of the per-guest means
 with the report's: lowest-port-first 23.9-192.3 Mb/s (max/min 8.05), round
 robin 83.8-140.26 Mb/s (max/min 1.67).  The noisy guest's Mb/s are shown
 (marked *) and counted in the total, but left out of the range, max/min,
@@ -57,6 +60,7 @@ FIELDS = {
     "header": ("kernel", "variant", "run", "noisy?"),
     "guest": ("guest", "bytes", "secs", "mbps", "conns"),
     "irq": ("port", "name", "count"),
+    "nic": ("rx_packets", "rx_bytes"),
 }
 TOKEN = re.compile(r"[A-Za-z0-9_.+:/@-]+\Z")
 UINT = re.compile(r"[0-9]+\Z")
@@ -77,6 +81,7 @@ class Run:
         self.where = where
         self.guests = {}        # guest -> (mbps, bytes, secs, conns)
         self.irqs = {}          # name -> (port, count)
+        self.nic = None         # (rx packets, rx bytes)
 
 
 def need_header(cur, kind, where):
@@ -179,6 +184,13 @@ def parse(paths):
                 if port in (p for p, _ in cur.irqs.values()):
                     raise Malformed(where, f"port {port} twice in this run")
                 cur.irqs[name] = (port, count)
+            elif line.startswith("nic:"):
+                fl = parse_fields(line, "nic", where)
+                need_header(cur, "nic", where)
+                if cur.nic is not None:
+                    raise Malformed(where, "nic line twice in this run")
+                cur.nic = (number(fl, "rx_packets", where),
+                           number(fl, "rx_bytes", where))
         mine = [r for r in runs if r.where[0] == path]
         if not mine:
             raise Malformed((path, 1), "no 'vee: kernel=' header in file")
@@ -324,6 +336,17 @@ def report(grouped, out):
                            f"{statistics.fmean(have):>12.0f}")
         else:
             out.append("interrupts: no NIC or vif lines")
+        if any(r.nic for r in runs):
+            pk = [r.nic[0] if r.nic else None for r in runs]
+            bpp = [r.nic[1] / r.nic[0] if r.nic and r.nic[0] else None
+                   for r in runs]
+            for label, xs, prec in (("NIC rx packets", pk, 0),
+                                    ("NIC rx bytes/packet", bpp, 0)):
+                have = [x for x in xs if x is not None]
+                out.append(f"{label:<24}" +
+                           "".join(f"{'-' if x is None else fmt(x, prec):>12}"
+                                   for x in xs) +
+                           f"{fmt(statistics.fmean(have), prec) if have else '-':>12}")
         out.append(f"compare: per-guest means {rng} Mb/s (max/min "
                    f"{fmt(ratio(fmeans))}); report: " +
                    ", ".join(f"{name} {lo:g}-{hi:g} (max/min {hi / lo:.2f})"
