@@ -95,9 +95,9 @@ fuzz-long: tree
 
 # The original report's experiment live (mk/vee-lab.sh, lab/vee/): 7
 # guests receiving TCP streams through dom0 on Xen 4.17 in QEMU, dom0
-# kernels lowest, base and series (KERNELS=), variants bulk, small and
-# noisy (VARIANTS=), RUNS (3) runs of SECS (180) seconds; tables and chart
-# in build/out/vee.{txt,png}.  vee-report: the same tables and chart
+# kernels lowest, base and series (KERNELS=), variants bulk, unmoderated
+# and noisy (VARIANTS=; small too), RUNS (3) runs of SECS (180) seconds;
+# tables and chart in build/out/vee.{txt,png}.  vee-report: the same tables and chart
 # again from the boots' serial logs, without booting.
 vee-lab: tree
 	@mk/vee-lab.sh

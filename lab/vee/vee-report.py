@@ -33,7 +33,7 @@ comes a text chart of the ranges of the per-guest means against the
 report's two ranges.
 
 --png FILE draws per-guest bandwidth (mean over runs, min-max error bars),
-grouped by variant (bulk, small, noisy, then the others) and kernel
+grouped by variant (bulk, small, unmoderated, noisy, then the others) and kernel
 (lowest, base, series, then the others), the order of the tables too, with the
 report's two ranges as shaded bands, through gnuplot; FILE appears only
 when complete.
@@ -55,7 +55,7 @@ REPORT = (
     ("round robin", 83.8, 140.26),
 )
 KERNEL_ORDER = ("lowest", "base", "series")
-VARIANT_ORDER = ("bulk", "small", "noisy")
+VARIANT_ORDER = ("bulk", "small", "unmoderated", "noisy")
 FIELDS = {
     "header": ("kernel", "variant", "run", "noisy?"),
     "guest": ("guest", "bytes", "secs", "mbps", "conns"),
