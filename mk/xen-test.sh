@@ -638,7 +638,9 @@ main() {
 	split_logs
 	judge
 	say "logs: $L-serial.log (the whole serial console), $L-{dom0,domU}.log,"
-	[[ -n $PKG ]] || say "      $L-{dom0,domU}-ktap.log, $L-{dom0,domU}-kunit.txt,"
+	if ((HAS_KUNIT)); then
+		say "      $L-{dom0,domU}-ktap.log, $L-{dom0,domU}-kunit.txt,"
+	fi
 	say "      $L-dom0-stress.log, $L-exchange.log"
 	say "total time $(fmt_time "$SECONDS") (QEMU $(fmt_time "$QEMU_TIME"))"
 	echo "xen-test: $PASSED passed, $FAILED failed"
