@@ -97,8 +97,8 @@ fuzz-long: tree
 # guests receiving TCP streams through dom0 on Xen 4.17 in QEMU, dom0
 # kernels lowest, base and series (KERNELS=), variants bulk, unmoderated
 # and noisy (VARIANTS=; small too), RUNS (3) runs of SECS (180) seconds;
-# tables and chart in build/out/vee.{txt,png}.  vee-report: the same tables and chart
-# again from the boots' serial logs, without booting.
+# tables and chart in build/out/vee.{txt,png}.  vee-report: the same
+# tables and chart again from the boots' serial logs, without booting.
 vee-lab: tree
 	@mk/vee-lab.sh
 

@@ -31,11 +31,17 @@
 #                gives it (lab/vee/README.md)
 #
 # KERNELS (default "lowest base series"), RUNS (3), SECS (180).  The
-# tables and the chart come from lab/vee/vee-report.py: build/out/vee.txt
-# and build/out/vee.png; logs in build/logs/vee-*.
+# runs come out of the serial logs through lab/vee/collect.awk, the tables
+# and the chart through lab/vee/vee-report.py: build/out/vee.txt and
+# build/out/vee.png; logs in build/logs/vee-*.
+#
+# mk/vee-lab.sh --report ('make vee-report'): the tables and the chart
+# again from the serial logs of the boots that finished, without building
+# or booting.
 set -eEuo pipefail
-# The rig's functions (fetch_xen, busybox_root, stage_libs, mkcpio,
-# run_qemu); it sources mk/lib.sh.
+# The rig's functions (fetch_xen, busybox_root, stage_libs,
+# stage_xen_tools, mkcpio, run_qemu) and DOM0_BASE_ARGS; it sources
+# mk/lib.sh.
 # shellcheck source=mk/xen-test.sh
 . "$(dirname "$0")/xen-test.sh"
 
@@ -174,10 +180,10 @@ qemu_tick() {
 	done
 }
 
-# boot K V: one QEMU boot of kernel K, variant V; the runs' blocks, with
-# dom0's ports filled in, appended to $RESULTS.
+# boot K V: one QEMU boot of kernel K, variant V, its serial log in
+# $LOGS/vee-K-V-serial.log; dies unless it finished its runs.
 boot() {
-	local k=$1 v=$2 hostfwd="" i nic=e1000,netdev=n0
+	local k=$1 v=$2 hostfwd="" i nic=e1000,netdev=n0 why
 	L=$LOGS/vee-$k-$v
 	SERIAL=$L-serial.log
 	MODE=bulk SENT=0 SENDER_PIDS=()
@@ -186,7 +192,6 @@ boot() {
 		hostfwd+=",hostfwd=tcp:127.0.0.1:$((PORT_BASE + i))-10.0.2.$((20 + i)):5001"
 	done
 	QEMU_MEM=4096
-	# shellcheck disable=SC2054 # QEMU's options are comma-separated
 	DOM0_ARGS="$DOM0_BASE_ARGS vee.guests=$GUESTS vee.secs=$SECS vee.runs=$RUNS vee.watchdog=$((TIMEOUT - 60))"
 	[[ $v != noisy ]] || DOM0_ARGS+=" vee.noisy=$NOISY_GUEST"
 	if [[ $v == unmoderated ]]; then
@@ -198,102 +203,91 @@ boot() {
 	say "== kernel $k, variant $v: $RUNS run(s) of $SECS s (serial log: $SERIAL)"
 	run_qemu
 	for i in "${SENDER_PIDS[@]}"; do wait "$i" || true; done
-	grep -q 'xen:events: Using 2-level ABI' "$SERIAL" ||
-		die "kernel $k: dom0 is not on the 2-level ABI (see $SERIAL)"
-	[[ $v != unmoderated ]] || grep -q 'Interrupt Throttling Rate (ints/sec) turned off' "$SERIAL" ||
-		die "kernel $k: dom0's e1000 did not turn its interrupt throttling off (see $SERIAL)"
-	grep -q '^vee: runs done' "$SERIAL" ||
-		die "kernel $k, variant $v: the runs did not finish: $(grep -a -m1 '^vee: error' "$SERIAL" || landmark "$SERIAL") (see $SERIAL)"
-	collect "$k" "$v" >>"$RESULTS"
-	! grep -q '^unmapped-irq:' "$RESULTS" ||
-		warn "some interrupts have no port in Xen's table (unmapped-irq: lines in $RESULTS)"
+	why=$(check_boot "$k" "$v") || die "kernel $k, variant $v: $why"
 }
 
-# collect K V: the runs of $SERIAL in vee-report.py's format, the irq
-# lines given dom0's port, from Xen's 'e' table: the NIC's is the pirq
-# channel of the NIC's IRQ, a vif's the interdomain channel to the guest's
-# port of that name.
-collect() {
-	awk -v k="$1" -v v="$2" '
-	/^\(XEN\) Event channel information for domain / { dom = $NF; sub(":", "", dom); next }
-	/^\(XEN\) +[0-9]+ \[/ && dom == 0 {
-		port = $2
-		if (match($0, / d=[0-9]+ p=[0-9]+/)) {
-			split(substr($0, RSTART + 1, RLENGTH - 1), a, /[ =]/)
-			inter[a[2] "/" a[4]] = port
-		} else if (match($0, / p=[0-9]+ i=[0-9]+/)) {
-			split(substr($0, RSTART + 1, RLENGTH - 1), a, /[ =]/)
-			pirq[a[2]] = port
-		}
-		next
-	}
-	/^vee: vif guest=/ {
-		for (i = 3; i <= NF; i++) { split($i, a, "="); f[a[1]] = a[2] }
-		split($3, g, "="); gd[g[2]] = f["domid"]; gtx[g[2]] = f["tx"]; grx[g[2]] = f["rx"]
-		next
-	}
-	# The flooding guest, from dom0'"'"'s command line (vee.noisy=N).
-	/^\[ *[0-9.]+\] Command line: / && !cmdline++ {
-		if (match($0, / vee\.noisy=[0-9]+/)) noisy = substr($0, RSTART + 11, RLENGTH - 11)
-		next
-	}
-	/^vee: go run=/ { split($3, a, "="); run = a[2]
-		printf "vee: kernel=%s variant=%s run=%s%s\n", k, v, run, noisy ? " noisy=" noisy : ""; next }
-	/^vee: guest=/ || /^nic: / { print; next }
-	/^irq: irq=/ {
-		split($2, a, "="); irq = a[2]; split($3, b, "="); name = b[2]
-		port = "?"
-		if (name ~ /^eth/ && (irq in pirq)) port = pirq[irq]
-		else if (match(name, /^vif[0-9]+/)) {
-			d = substr(name, 4, RLENGTH - 3)
-			for (n in gd) if (gd[n] == d) {
-				key = d "/" (name ~ /-rx$/ ? grx[n] : gtx[n])
-				if (key in inter) port = inter[key]
-			}
-		}
-		# vee-report.py reads "irq:" lines only: one without its port
-		# stays in the results as "unmapped-irq:".
-		printf "%s: port=%s name=%s count=%s\n", port == "?" ? "unmapped-irq" : "irq",
-			port, name, substr($4, 7)
-	}' "$SERIAL"
+# check_boot K V: whether the boot of kernel K, variant V, finished its
+# runs as that variant: dom0 on the 2-level ABI, the NIC's moderation off
+# for unmoderated; if not, why, in one line.
+check_boot() {
+	local s=$LOGS/vee-$1-$2-serial.log
+	if [[ ! -f $s ]]; then
+		echo "no serial log $s"
+	elif ! grep -qa 'xen:events: Using 2-level ABI' "$s"; then
+		echo "dom0 is not on the 2-level ABI (see $s)"
+	elif [[ $2 == unmoderated ]] && ! grep -qa 'Interrupt Throttling Rate (ints/sec) turned off' "$s"; then
+		echo "dom0's e1000 did not turn its interrupt throttling off (see $s)"
+	elif ! grep -qa '^vee: runs done' "$s"; then
+		echo "the runs did not finish: $(grep -a -m1 '^vee: error' "$s" || landmark "$s") (see $s)"
+	else
+		return 0
+	fi
+	return 1
 }
 
-# report: the tables and the chart again, from the serial logs of the
-# boots that finished (make vee-report: a changed vee-report.py, or
-# KERNELS/VARIANTS narrowed, without booting anything).
-report() {
-	local k v n=0 tmp=$RESULTS.tmp
+# boot_params K V: "R run(s) of S s", from dom0's command line in the boot's
+# serial log.
+boot_params() {
+	sed -n 's/.*Command line: .* vee\.secs=\([0-9]*\) vee\.runs=\([0-9]*\) .*/\2 run(s) of \1 s/p' \
+		"$LOGS/vee-$1-$2-serial.log" | head -n 1
+}
+
+# make_report: the runs of every finished boot of KERNELS x VARIANTS
+# (lab/vee/collect.awk) into $RESULTS, and vee-report.py's tables and
+# chart into $OUT/vee.txt and $OUT/vee.png.  Each is replaced only when
+# the report succeeds; otherwise all are left as they were, and the runs
+# collected stay in $LOGS/vee-results.new.txt for a look.
+make_report() {
+	local k v n=0 why tmp=$LOGS/vee-results.new.txt txt=$OUT/.vee.txt.tmp
 	: >"$tmp"
 	for v in $VARIANTS; do
 		for k in $KERNELS; do
-			SERIAL=$LOGS/vee-$k-$v-serial.log
-			if ! grep -qa '^vee: runs done' "$SERIAL" 2>/dev/null; then
-				say "kernel $k, variant $v: no finished boot ($SERIAL); left out"
+			if ! why=$(check_boot "$k" "$v"); then
+				say "kernel $k, variant $v: left out: $why"
 				continue
 			fi
-			collect "$k" "$v" >>"$tmp"
+			say "kernel $k, variant $v: $(boot_params "$k" "$v"), boot of $(date -r "$LOGS/vee-$k-$v-serial.log" '+%F %T')"
+			awk -v kernel="$k" -v variant="$v" -f "$VLAB/collect.awk" \
+				"$LOGS/vee-$k-$v-serial.log" >>"$tmp"
 			n=$((n + 1))
 		done
 	done
-	((n > 0)) || { rm -f "$tmp"; die "no finished boot in $LOGS/vee-*-serial.log (make vee-lab first)"; }
+	if ((n == 0)); then
+		rm -f "$tmp"
+		die "no finished boot of kernels '$KERNELS', variants '$VARIANTS' in $LOGS (make vee-lab first)"
+	fi
+	! grep -q '^unmapped-irq:' "$tmp" ||
+		warn "some interrupts have no port in Xen's table (unmapped-irq: lines in $RESULTS)"
+	if ! python3 "$VLAB/vee-report.py" --png "$OUT/vee.png" "$tmp" >"$txt"; then
+		rm -f "$txt"
+		die "vee-report.py failed on the runs collected in $tmp (its message above); $RESULTS and $OUT/vee.txt left as they were"
+	fi
 	mv "$tmp" "$RESULTS"
-	python3 "$VLAB/vee-report.py" --png "$OUT/vee.png" "$RESULTS" | tee "$OUT/vee.txt"
+	mv "$txt" "$OUT/vee.txt"
+	cat "$OUT/vee.txt"
 	say "tables in $OUT/vee.txt, chart $OUT/vee.png, runs in $RESULTS"
 }
 
 # ----------------------------------------------------------------- main ---
 RESULTS=$LOGS/vee-results.txt
-mkdir -p "$LOGS" "$VEE" "$XBUILD" "$OUT"
+case ${1:-} in
+"" | --report) ;;
+*) die "unknown argument '$1' (none, or --report)" ;;
+esac
+mkdir -p "$LOGS" "$OUT"
+command -v gnuplot >/dev/null || die "gnuplot not found (Debian package gnuplot-nox)"
+# One lab or report at a time: they share the serial logs and results.
+exec 9>"$LOGS/vee.lock"
+flock -n 9 || die "another make vee-lab or vee-report is running (lock: $LOGS/vee.lock)"
 if [[ ${1:-} == --report ]]; then
-	command -v gnuplot >/dev/null || die "gnuplot not found (Debian package gnuplot-nox)"
-	report
+	make_report
 	exit
 fi
+mkdir -p "$VEE" "$XBUILD"
 PREPLOG=$LOGS/vee-prepare.log
 : >"$PREPLOG"
 check_host
 require_tree
-command -v gnuplot >/dev/null || die "gnuplot not found (Debian package gnuplot-nox)"
 setup_ccache
 for k in $KERNELS; do build_kernel "$k"; done
 fetch_xen
@@ -302,10 +296,9 @@ build_tools
 # Each boot: 7 guests' start (about 90 s), then RUNS runs of SECS + about
 # 20 s; dom0's watchdog and QEMU's limit leave room for slow machines.
 TIMEOUT=$((600 + RUNS * (SECS + 120)))
-: >"$RESULTS"
 t0=$SECONDS
 for v in $VARIANTS; do
 	for k in $KERNELS; do boot "$k" "$v"; done
 done
-python3 "$VLAB/vee-report.py" --png "$OUT/vee.png" "$RESULTS" | tee "$OUT/vee.txt"
-say "tables in $OUT/vee.txt, chart $OUT/vee.png, runs in $RESULTS; total $(fmt_time $((SECONDS - t0)))"
+say "boots done in $(fmt_time $((SECONDS - t0)))"
+make_report

@@ -5,7 +5,7 @@
     vee-report.py [--png FILE] RUN.log...
 
 Each RUN.log is a run's combined text (console logs and all); only lines
-beginning with "vee:" or "irq:" are read, and they must be well formed:
+beginning with "vee:", "irq:" or "nic:" are read, and they must be well formed:
 
     vee: kernel=NAME variant=VARIANT run=R [noisy=G]
                                                the run's header, first;
@@ -33,8 +33,8 @@ comes a text chart of the ranges of the per-guest means against the
 report's two ranges.
 
 --png FILE draws per-guest bandwidth (mean over runs, min-max error bars),
-grouped by variant (bulk, small, unmoderated, noisy, then the others) and kernel
-(lowest, base, series, then the others), the order of the tables too, with the
+grouped by variant (bulk, unmoderated, noisy, small, then the others)
+and kernel (lowest, base, series, then the others), as the tables are, with the
 report's two ranges as shaded bands, through gnuplot; FILE appears only
 when complete.
 
@@ -55,7 +55,7 @@ REPORT = (
     ("round robin", 83.8, 140.26),
 )
 KERNEL_ORDER = ("lowest", "base", "series")
-VARIANT_ORDER = ("bulk", "small", "unmoderated", "noisy")
+VARIANT_ORDER = ("bulk", "unmoderated", "noisy", "small")
 FIELDS = {
     "header": ("kernel", "variant", "run", "noisy?"),
     "guest": ("guest", "bytes", "secs", "mbps", "conns"),
@@ -85,7 +85,8 @@ class Run:
 
 
 def need_header(cur, kind, where):
-    """A guest or irq line belongs to the run of the header above it."""
+    """A guest, irq or nic line belongs to the run of the header above
+    it."""
     if cur is None:
         raise Malformed(where, f"{kind} line before any 'vee: kernel=' header")
 
@@ -337,16 +338,24 @@ def report(grouped, out):
         else:
             out.append("interrupts: no NIC or vif lines")
         if any(r.nic for r in runs):
-            pk = [r.nic[0] if r.nic else None for r in runs]
-            bpp = [r.nic[1] / r.nic[0] if r.nic and r.nic[0] else None
-                   for r in runs]
-            for label, xs, prec in (("NIC rx packets", pk, 0),
-                                    ("NIC rx bytes/packet", bpp, 0)):
-                have = [x for x in xs if x is not None]
+            nics = [r.nic for r in runs if r.nic]
+            if not shown:
+                out.append(f"{'NIC (dom0)':<24}" +
+                           "".join(f"{'run ' + r.run:>12}" for r in runs) +
+                           f"{'mean':>12}")
+            # The mean size: all bytes over all packets.
+            rows = (("NIC rx packets",
+                     [r.nic[0] if r.nic else None for r in runs],
+                     statistics.fmean(p for p, _ in nics)),
+                    ("NIC rx bytes/packet",
+                     [r.nic[1] / r.nic[0] if r.nic and r.nic[0] else None
+                      for r in runs],
+                     sum(b for _, b in nics) / sum(p for p, _ in nics)
+                     if sum(p for p, _ in nics) else math.nan))
+            for label, xs, mean in rows:
                 out.append(f"{label:<24}" +
-                           "".join(f"{'-' if x is None else fmt(x, prec):>12}"
-                                   for x in xs) +
-                           f"{fmt(statistics.fmean(have), prec) if have else '-':>12}")
+                           "".join(f"{'-' if x is None else fmt(x, 0):>12}"
+                                   for x in xs) + f"{fmt(mean, 0):>12}")
         out.append(f"compare: per-guest means {rng} Mb/s (max/min "
                    f"{fmt(ratio(fmeans))}); report: " +
                    ", ".join(f"{name} {lo:g}-{hi:g} (max/min {hi / lo:.2f})"
@@ -361,7 +370,12 @@ def text_chart(ranges, out, width=60):
     report's two ranges: [==] spans min to max, a bar's ends at the
     nearest column."""
     top = max([hi for _, _, hi in REPORT] + [hi for _, _, hi in ranges])
-    top = math.ceil(top / 50) * 50
+    # At most 8 ticks: 50, 100, 200, 500, 1000... Mb/s apart.
+    step = 50
+    while top / step > 8:
+        step *= 2 if str(step)[0] in "15" else 5 / 2
+    step = int(step)
+    top = math.ceil(top / step) * step
     def col(x):
         return min(width, max(0, round(x / top * width)))
     rows = [(f"report {name}", lo, hi) for name, lo, hi in REPORT] + ranges
@@ -369,7 +383,7 @@ def text_chart(ranges, out, width=60):
     out.append("chart: per-guest means, min to max, Mb/s")
     axis = [" "] * (width + 1)
     marks = []
-    for tick in range(0, top + 1, 50):
+    for tick in range(0, top + 1, step):
         c = col(tick)
         axis[c] = "|"
         marks.append((c, str(tick)))
@@ -381,7 +395,8 @@ def text_chart(ranges, out, width=60):
     out.append(" " * lw + "".join(axis).rstrip())
     for label, lo, hi in rows:
         a, b = col(lo), col(hi)
-        bar = " " * a + "[" + "=" * max(0, b - a - 1) + ("]" if b > a else "")
+        # lo and hi in one column: a single "|".
+        bar = " " * a + ("[" + "=" * (b - a - 1) + "]" if b > a else "|")
         out.append(label.ljust(lw) + bar.ljust(width + 1) +
                    f"  {fmt(lo)}-{fmt(hi)}")
     out.append("")
