@@ -321,6 +321,9 @@ check "report: 1..7 -> 1.00-7.00, max/min 7.00, Jain 784/980 = 0.800, total 28" 
 check "report: means of 1..7 and 5s, Jain 992.25/1041.25 = 0.953" \
 	row lowest mean 3.00 3.50 4.00 4.50 5.00 5.50 6.00 3.00-6.00 2.00 0.953 \
 	31.50
+check "report: slowest and fastest guest per run (1..7, then all 5s: a tie goes to g1)" \
+	eval 'section lowest | grep -qx "slowest guest per run: g1 g1" &&
+	section lowest | grep -qx "fastest guest per run: g7 g1"'
 check "report: total spread 28-35, stddev 4.95" \
 	eval 'section lowest | grep -qx "total: mean 31.50 min-max 28.00-35.00 stddev 4.95"'
 check "report: Jain spread 0.8-1, stddev 0.141" \
@@ -373,6 +376,9 @@ bar()
 }
 mkrun "$tmp/narrow" series bulk 1 3 3 3 3
 python3 "$report" "$tmp/noisy1" "$tmp/noisy2" "$tmp/narrow" >"$tmp/chart.out"
+check "report, noisy=1: the flooder is never the fastest or slowest" \
+	eval 'grep -qx "slowest guest per run: g2 g2" "$tmp/chart.out" &&
+	grep -qx "fastest guest per run: g7 g7" "$tmp/chart.out"'
 check "report: the text chart, the report's ranges and each group's" \
 	eval 'grep -Fxq "chart: per-guest means, min to max, Mb/s" "$tmp/chart.out" &&
 	grep -Fxq "$(bar "report lowest-first" 7 50 2 23.90-192.30)" "$tmp/chart.out" &&

@@ -22,7 +22,8 @@ variant) it prints per-guest Mb/s per run with the run's range, max/min,
 Jain's fairness index (sum x)^2 / (n * sum x^2) and total; the mean per
 guest over the runs and the spread (min-max, standard deviation) of the
 total and of Jain; the NIC's (eth*, en*) and each vif's (vif*) port and
-interrupt count; the NIC's received packets and bytes per packet; and a
+interrupt count; the slowest and fastest guest of each run; the NIC's
+received packets and bytes per packet; and a
 line comparing the range of the per-guest means
 with the report's: lowest-port-first 23.9-192.3 Mb/s (max/min 8.05), round
 robin 83.8-140.26 Mb/s (max/min 1.67).  The noisy guest's Mb/s are shown
@@ -303,6 +304,15 @@ def report(grouped, out):
             out.append(f"* guest {noisy} floods dom0 (the noisy neighbour): "
                        "in the total, not in min-max, max/min, Jain or the "
                        "comparison")
+        # Which guest was last and first in each run: a guest that is
+        # last run after run is the sign of a scan order, which a range
+        # alone does not show.  Ties go to the lower guest.
+        for name, pick in (("slowest", min), ("fastest", max)):
+            out.append(f"{name} guest per run: " + " ".join(
+                "g%d" % pick(fair, key=lambda g, r=r: (r.guests[g][0],
+                                                      g if pick is min
+                                                      else -g))
+                for r in runs))
         ranges.append((f"{kernel} {variant}", min(fmeans), max(fmeans)))
         for name, xs, prec in (("total", totals, 2), ("Jain", jains, 3)):
             ok = [x for x in xs if not math.isnan(x)]
