@@ -17,25 +17,24 @@ beginning with "vee:", "irq:" or "nic:" are read, and they must be well formed:
     nic: rx_packets=P rx_bytes=B               what dom0's NIC received
                                                over the run (optional)
 
-A file may hold several runs, each from its header on.  For each (kernel,
+A file may hold several runs, each from its header on. For each (kernel,
 variant) it prints per-guest Mb/s per run with the run's range, max/min,
 Jain's fairness index (sum x)^2 / (n * sum x^2) and total; the mean per
 guest over the runs and the spread (min-max, standard deviation) of the
 total and of Jain; the NIC's (eth*, en*) and each vif's (vif*) port and
 interrupt count; the slowest and fastest guest of each run; the NIC's
-received packets and bytes per packet; and a
-line comparing the range of the per-guest means
-with the report's: lowest-port-first 23.9-192.3 Mb/s (max/min 8.05), round
-robin 83.8-140.26 Mb/s (max/min 1.67).  The noisy guest's Mb/s are shown
-(marked *) and counted in the total, but left out of the range, max/min,
-Jain and the comparison: it is the flooder, not one of the guests whose
-fairness is measured (lab/fairness treats its flooder the same way).  Last
-comes a text chart of the ranges of the per-guest means against the
-report's two ranges.
+received packets and bytes per packet; and a line comparing the range of
+the per-guest means with the report's: lowest-port-first 23.9-192.3 Mb/s
+(max/min 8.05), round robin 83.8-140.26 Mb/s (max/min 1.67). The noisy
+guest's Mb/s are shown (marked *) and counted in the total, but left out of
+the range, max/min, Jain and the comparison: it is the flooder, not one of
+the guests whose fairness is measured (lab/fairness treats its flooder the
+same way). Last comes a text chart of the ranges of the per-guest means
+against the report's two ranges.
 
 --png FILE draws per-guest bandwidth (mean over runs, min-max error bars),
-grouped by variant (bulk, unmoderated, noisy, small, then the others)
-and kernel (lowest, base, series, then the others), as the tables are, with the
+grouped by variant (bulk, unmoderated, noisy, small, then the others) and
+kernel (lowest, base, series, then the others), as the tables are, with the
 report's two ranges as shaded bands, through gnuplot; FILE appears only
 when complete.
 
@@ -307,12 +306,13 @@ def report(grouped, out):
         # Which guest was last and first in each run: a guest that is
         # last run after run is the sign of a scan order, which a range
         # alone does not show.  Ties go to the lower guest.
-        for name, pick in (("slowest", min), ("fastest", max)):
-            out.append(f"{name} guest per run: " + " ".join(
-                "g%d" % pick(fair, key=lambda g, r=r: (r.guests[g][0],
-                                                      g if pick is min
-                                                      else -g))
-                for r in runs))
+        slowest = [min(fair, key=lambda g, r=r: (r.guests[g][0], g))
+                   for r in runs]
+        fastest = [max(fair, key=lambda g, r=r: (r.guests[g][0], -g))
+                   for r in runs]
+        for name, gs in (("slowest", slowest), ("fastest", fastest)):
+            out.append(f"{name} guest per run: " +
+                       " ".join(f"g{g}" for g in gs))
         ranges.append((f"{kernel} {variant}", min(fmeans), max(fmeans)))
         for name, xs, prec in (("total", totals, 2), ("Jain", jains, 3)):
             ok = [x for x in xs if not math.isnan(x)]
