@@ -72,7 +72,7 @@ fi
 # Then the self-test of the 7-guest lab's programs (lab/vee/test-vee.sh:
 # receiver, sender and report over loopback, about 40 s), with the 6.12
 # base only: they do not depend on the base.  VEE_TEST=0 leaves it out.
-if [[ ${VEE_TEST:-1} != 0 && $SERIES_BASE == 6.12 ]]; then
+if [[ ${VEE_TEST:-1} != 0 && $SERIES_BASE == "$MAIN_BASE" ]]; then
 	say "== the 7-guest lab's programs (lab/vee/test-vee.sh)"
 	run_counted test-vee vee-self ../lab/vee/test-vee.sh
 fi

@@ -1,8 +1,13 @@
 #!/bin/bash
 # mk/deps.sh: make sure the Debian packages listed in mk/packages, and the
-# base's linux-source package (BASE=6.1: patches/6.1/BASE), are installed.
-# Installs the missing ones when run as root, fails otherwise.
-# Fast no-op when everything is present.
+# base's linux-source package (BASE, or patches/V/BASE for BASE=V), are
+# there.  Installs the missing ones when run as root, fails otherwise.  A
+# base pinned with a suite (BASE: linux-source-7.3 from trixie-backports)
+# is not installed: its .deb is downloaded with apt-get under a private APT
+# configuration in build/dl/apt (its own sources list, lists, status and
+# cache; the host's apt sources and dpkg architectures stay as they are)
+# and its tarball unpacked in build/dl/.  Fast no-op when everything is
+# present.
 set -euo pipefail
 # shellcheck source=mk/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -12,10 +17,47 @@ list=$ROOT/mk/packages
 [[ -r $list ]] || die "$list missing"
 mapfile -t pkgs < <(sed 's/#.*//' "$list" | xargs -n1)
 ((${#pkgs[@]})) || die "$list lists no packages"
-# The base's linux-source package (BASE=6.1: patches/6.1/BASE).
-read -r base_pkg _ <"$BASE_PIN" || die "${BASE_PIN#"$ROOT"/}: cannot read the base's package"
-[[ -n ${base_pkg:-} ]] || die "${BASE_PIN#"$ROOT"/} names no package"
-[[ " ${pkgs[*]} " == *" $base_pkg "* ]] || pkgs+=("$base_pkg")
+# The base's linux-source package, installed from the host's archive
+# unless its pin names a suite (then fetched below).
+read_pin
+if [[ -z $BASE_SUITE ]]; then
+	[[ " ${pkgs[*]} " == *" $BASE_PKG "* ]] || pkgs+=("$BASE_PKG")
+fi
+
+# fetch_base: BASE_PKG at exactly BASE_VER from BASE_SUITE of Debian's
+# archive, its tarball unpacked to BASE_TARBALL.
+fetch_base() {
+	local apt=$ROOT/build/dl/apt dir deb tmp
+	dir=$(dirname "$BASE_TARBALL")
+	[[ ! -f $BASE_TARBALL ]] || return 0
+	say "fetching $BASE_PKG $BASE_VER from Debian's $BASE_SUITE (private APT configuration in ${apt#"$ROOT"/})"
+	mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial" "$apt/debs"
+	touch "$apt/status"
+	echo "deb http://deb.debian.org/debian $BASE_SUITE main" >"$apt/sources.list"
+	cat >"$apt/apt.conf" <<-EOF
+		Dir::Etc::SourceList "$apt/sources.list";
+		Dir::Etc::SourceParts "/nonexistent";
+		Dir::State::Lists "$apt/lists";
+		Dir::State::status "$apt/status";
+		Dir::Cache "$apt/cache";
+		APT::Sandbox::User "root";
+	EOF
+	APT_CONFIG=$apt/apt.conf apt-get -q update >"$apt/update.log" 2>&1 ||
+		die "apt-get update for $BASE_SUITE failed; see ${apt#"$ROOT"/}/update.log"
+	(cd "$apt/debs" && APT_CONFIG=$apt/apt.conf apt-get -q download "$BASE_PKG=$BASE_VER") \
+		>"$apt/download.log" 2>&1 ||
+		die "cannot download $BASE_PKG=$BASE_VER from $BASE_SUITE; see ${apt#"$ROOT"/}/download.log"
+	deb=$apt/debs/${BASE_PKG}_${BASE_VER//:/%3a}_all.deb
+	[[ -f $deb ]] || die "apt-get download left no $deb"
+	tmp=$(mktemp -d "$ROOT/build/dl/.unpack.XXXXXX")
+	dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$tmp" "./usr/src/$BASE_PKG.tar.xz" ||
+		{ rm -rf "$tmp"; die "$deb holds no usr/src/$BASE_PKG.tar.xz"; }
+	mkdir -p "$dir"
+	mv "$tmp/usr/src/$BASE_PKG.tar.xz" "$BASE_TARBALL"
+	rm -f "$deb"
+	rm -rf "$tmp"
+	say "$BASE_PKG $BASE_VER: ${BASE_TARBALL#"$ROOT"/}"
+}
 
 declare -A installed=()
 while read -r pkg status; do
@@ -26,7 +68,10 @@ missing=()
 for pkg in "${pkgs[@]}"; do
 	[[ -n ${installed[$pkg]:-} ]] || missing+=("$pkg")
 done
-((${#missing[@]})) || exit 0
+if ((${#missing[@]} == 0)); then
+	[[ -z $BASE_SUITE ]] || fetch_base
+	exit 0
+fi
 
 if ((EUID != 0)); then
 	die "missing Debian packages: ${missing[*]} (run 'make deps' as root, or install them)"
@@ -34,3 +79,4 @@ fi
 say "installing missing packages: ${missing[*]}"
 apt-get update
 DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
+[[ -z $BASE_SUITE ]] || fetch_base

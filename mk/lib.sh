@@ -9,17 +9,18 @@
 PROG=$(basename "$0" .sh)
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
-# The base the series is applied to: BASE=6.12 (the default, the series as
-# submitted) or BASE=6.1 (Debian 12's own kernel).  6.12 is pinned by BASE
-# at the repo root and builds in build/; another base V is pinned by
+# The base the series is applied to: BASE=7.3 (the default, the series as
+# submitted) or a backport base V (6.12, 6.1).  7.3 is pinned by BASE at the
+# repo root and builds in build/; another base V is pinned by
 # patches/V/BASE, differs from the series as patches/V/series says, and
 # builds in build/V/, so the bases never rebuild each other.  BASE is
 # handed on as SERIES_BASE and not left in the environment, where the
 # kernel's make would see it.
-SERIES_BASE=${BASE:-${SERIES_BASE:-6.12}}
+MAIN_BASE=7.3
+SERIES_BASE=${BASE:-${SERIES_BASE:-$MAIN_BASE}}
 unset BASE
 export SERIES_BASE
-if [[ $SERIES_BASE == 6.12 ]]; then
+if [[ $SERIES_BASE == "$MAIN_BASE" ]]; then
 	BASE_PIN=$ROOT/BASE
 	BASE_VARIANT=
 	BUILD=$ROOT/build
@@ -28,7 +29,7 @@ elif [[ $SERIES_BASE =~ ^[0-9]+\.[0-9]+$ && -f $ROOT/patches/$SERIES_BASE/BASE ]
 	BASE_VARIANT=$ROOT/patches/$SERIES_BASE
 	BUILD=$ROOT/build/$SERIES_BASE
 else
-	echo "$PROG: BASE=$SERIES_BASE: no such base (6.12, or a V with patches/V/BASE)" >&2
+	echo "$PROG: BASE=$SERIES_BASE: no such base ($MAIN_BASE, or a V with patches/V/BASE)" >&2
 	exit 1
 fi
 LINUX=$BUILD/linux
@@ -56,6 +57,25 @@ say() {
 # Seconds as "12m34s".
 fmt_time() {
 	printf '%dm%02ds' $(($1 / 60)) $(($1 % 60))
+}
+
+# read_pin: the base's pin (BASE_PIN) as BASE_PKG, BASE_VER and BASE_SUITE
+# ("<package> <version> [<suite>]"; a suite means the package is not in the
+# host's archive and is downloaded from that suite of Debian's archive).
+# BASE_TARBALL: the source tarball the package holds, in /usr/src when it
+# is installed on the host, else as mk/deps.sh unpacked it in build/dl/.
+read_pin() {
+	local pin=${BASE_PIN#"$ROOT"/}
+	[[ -r $BASE_PIN ]] || die "$pin missing"
+	BASE_PKG= BASE_VER= BASE_SUITE=
+	read -r BASE_PKG BASE_VER BASE_SUITE _ <"$BASE_PIN" || true
+	[[ -n $BASE_PKG && -n $BASE_VER ]] ||
+		die "$pin:1: expected '<package> <version> [<suite>]'"
+	if [[ -n $BASE_SUITE ]]; then
+		BASE_TARBALL=$ROOT/build/dl/${BASE_PKG}_$BASE_VER/$BASE_PKG.tar.xz
+	else
+		BASE_TARBALL=/usr/src/$BASE_PKG.tar.xz
+	fi
 }
 
 # Fail unless mk/tree.sh has produced build/linux.

@@ -4,7 +4,7 @@
 # linux-source tarball named in BASE) with patches/series applied on top,
 # one commit per series entry.  See patches/series for the format.
 #
-# BASE=V other than 6.12 (mk/lib.sh): the tarball named in patches/V/BASE,
+# BASE=V other than 7.3 (mk/lib.sh): the tarball named in patches/V/BASE,
 # into build/V/linux, with the changes patches/V/series lists: an entry
 # replaced by the patch of the same name in patches/V/, or a diff folded
 # into an entry's commit, its text appended to the commit message.
@@ -36,12 +36,15 @@ project_files() {
 
 # ---------------------------------------------------------------- BASE ---
 pin=${BASE_PIN#"$ROOT"/}
-[[ -f $pin ]] || die "$pin missing"
-read -r base_pkg base_ver _ <"$pin" || true
-[[ -n ${base_pkg:-} && -n ${base_ver:-} ]] || die "$pin must contain '<package> <version>'"
-tarball=/usr/src/$base_pkg.tar.xz
-[[ -f $tarball ]] || die "$tarball not found: install the Debian package $base_pkg"
-inst_ver=$(dpkg-query -W -f='${Version}' "$base_pkg" 2>/dev/null || true)
+read_pin
+base_pkg=$BASE_PKG base_ver=$BASE_VER tarball=$BASE_TARBALL
+if [[ -n $BASE_SUITE ]]; then
+	[[ -f $tarball ]] || die "${tarball#"$ROOT"/} not found: run 'make deps' (fetches $base_pkg $base_ver from $BASE_SUITE)"
+	inst_ver=$base_ver
+else
+	[[ -f $tarball ]] || die "$tarball not found: install the Debian package $base_pkg"
+	inst_ver=$(dpkg-query -W -f='${Version}' "$base_pkg" 2>/dev/null || true)
+fi
 if [[ $inst_ver != "$base_ver" ]]; then
 	warn "$pin pins $base_pkg $base_ver but ${inst_ver:-an unknown version} is installed; continuing with the installed one"
 fi
