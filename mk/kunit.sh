@@ -38,6 +38,35 @@ for opt in "${extra[@]}"; do
 	args+=(--kconfig_add "$opt")
 done
 
+# kunit.py (since 6.17) asks QEMU for "-accel kvm -accel hvf -accel tcg".
+# On these machines /dev/kvm exists but a guest under it stalls while the
+# kernel decompresses, so QEMU runs under TCG, as every other stage does,
+# through a wrapper early in PATH that drops the kvm and hvf choices
+# (KUNIT_ACCEL=any leaves kunit.py's choice).
+if [[ ${KUNIT_ACCEL:-tcg} == tcg ]]; then
+	wrap=$ROOT/build/bin
+	qemu=qemu-system-$(case $arch in arm64) echo aarch64 ;; *) echo "$arch" ;; esac)
+	real=$(command -v "$qemu") || die "$qemu not found (install qemu-system-x86 / qemu-system-arm)"
+	mkdir -p "$wrap"
+	cat >"$wrap/$qemu.tmp" <<-EOF
+		#!/bin/bash
+		# made by mk/kunit.sh: $qemu under TCG only (see there)
+		args=()
+		while ((\$#)); do
+			if [[ \$1 == -accel && (\${2:-} == kvm || \${2:-} == hvf) ]]; then
+				shift 2
+				continue
+			fi
+			args+=("\$1")
+			shift
+		done
+		exec $real "\${args[@]}"
+	EOF
+	chmod +x "$wrap/$qemu.tmp"
+	mv "$wrap/$qemu.tmp" "$wrap/$qemu"
+	export PATH=$wrap:$PATH
+fi
+
 mkdir -p "$LOGS"
 say "log: $log"
 say "kunit.py ${args[*]}"
