@@ -2,19 +2,29 @@
 /*
  * Live KUnit cases for the Xen 2-level event channel upcall.
  *
- * The cases of evtchn_2l_kunit.c call the scanner on a model of
- * shared_info.  These run the real thing: they allocate loopback event
+ * The cases of events_2l_kunit.c run the upcall on a fake shared_info.
+ * These run it on Xen's: they allocate loopback event
  * channel pairs from Xen, bind them to handlers that log the order in
  * which the upcall services them, raise a chosen set of ports with
  * interrupts disabled and let the real upcall run when interrupts are
  * enabled again.  The order is predicted from the CPU's scan cursor,
- * read through evtchn_2l_kunit_cpu_state(), with the rule of
- * evtchn_2l_scan(): each active port once, in port order starting at the
- * cursor and wrapping.
+ * read on that CPU through evtchn_2l_kunit_this_cpu_state(), with the
+ * rule of the 2-level scan: each active port once, in port order starting
+ * at the cursor and wrapping.
  *
  * Each case is skipped unless the kernel runs on Xen with the 2-level ABI
- * (xen.fifo_events=0, or a hypervisor without FIFO events).
+ * (xen.fifo_events=0, or a hypervisor without FIFO events).  The suite
+ * allocates every free event channel of the domain in one case and keeps
+ * interrupts disabled for up to 200 ms: it is for test domains only.
  */
+
+/* Bits per word of the 2-level bitmaps, as events_2l.c has it. */
+#define BITS_PER_EVTCHN_WORD (sizeof(xen_ulong_t) * 8)
+
+/* Where a CPU's next scan starts. */
+struct evtchn_2l_cursor {
+	unsigned int port;
+};
 
 #include <kunit/test.h>
 #include <linux/cpumask.h>
@@ -33,7 +43,6 @@
 #include <xen/interface/event_channel.h>
 #include <xen/xen.h>
 
-#include "../events_2l_scan.h"
 #include "../events_internal.h"
 
 /* Services logged by one case, at most. */
@@ -72,7 +81,7 @@ struct live_ctx {
 
 static unsigned int live_nr_ports(void)
 {
-	return evtchn_2l_nr_ports(BITS_PER_EVTCHN_WORD);
+	return EVTCHN_2L_NR_CHANNELS;
 }
 
 static irqreturn_t live_handler(int irq, void *dev_id)
@@ -127,18 +136,35 @@ static void live_release(void *data)
  */
 static void live_begin(struct kunit *test, unsigned int cpu)
 {
-	struct evtchn_2l_cursor cursor;
+	unsigned int cursor;
 	evtchn_port_t timer;
+	unsigned long flags;
+	int rc;
 
 	if (!xen_domain())
 		kunit_skip(test, "not running on Xen");
-	if (evtchn_2l_kunit_cpu_state(0, &cursor, &timer))
+	local_irq_save(flags);
+	rc = evtchn_2l_kunit_this_cpu_state(&cursor, &timer);
+	local_irq_restore(flags);
+	if (rc)
 		kunit_skip(test, "the 2-level event channel ABI is not in use");
 	if (!cpu_online(cpu))
 		kunit_skip(test, "needs vCPU %u online", cpu);
 
 	KUNIT_ASSERT_EQ(test, 0, set_cpus_allowed_ptr(current, cpumask_of(cpu)));
 	KUNIT_ASSERT_EQ(test, raw_smp_processor_id(), cpu);
+}
+
+/* Bind @lp's IRQ to @cpu.  Without SMP every port is on vCPU 0 already. */
+static void live_set_cpu(struct kunit *test, struct live_port *lp,
+			 unsigned int cpu)
+{
+	if (!IS_ENABLED(CONFIG_SMP)) {
+		KUNIT_ASSERT_EQ(test, cpu, 0);
+		return;
+	}
+	KUNIT_ASSERT_EQ_MSG(test, 0, irq_set_affinity(lp->irq, cpumask_of(cpu)),
+			    "moving port %u to vCPU %u", lp->port, cpu);
 }
 
 static int live_cmp_port(const void *a, const void *b)
@@ -247,9 +273,7 @@ static struct live_ctx *live_setup(struct kunit *test, unsigned int span)
 					       "evtchn-2l-live", lp);
 		KUNIT_ASSERT_GT_MSG(test, rc, 0, "binding port %u", lp->port);
 		lp->irq = rc;
-		KUNIT_ASSERT_EQ_MSG(test, 0,
-				    irq_set_affinity(lp->irq, cpumask_of(0)),
-				    "moving port %u to vCPU 0", lp->port);
+		live_set_cpu(test, lp, 0);
 	}
 	/* Let the bind-time event of each interdomain end go past. */
 	msleep(20);
@@ -262,11 +286,7 @@ static void live_bind_cpu(struct kunit *test, struct live_port **set,
 	unsigned int i;
 
 	for (i = 0; i < n; i++)
-		KUNIT_ASSERT_EQ_MSG(test, 0,
-				    irq_set_affinity(set[i]->irq,
-						     cpumask_of(cpu)),
-				    "moving port %u to vCPU %u",
-				    set[i]->port, cpu);
+		live_set_cpu(test, set[i], cpu);
 }
 
 /*
@@ -293,7 +313,7 @@ static struct evtchn_2l_cursor live_raise(struct kunit *test,
 	ctx->timer_pending_at_first = false;
 	for (i = 0; i < n; i++)
 		notify_remote_via_evtchn(set[i]->peer);
-	evtchn_2l_kunit_cpu_state(smp_processor_id(), &cursor, &timer_port);
+	evtchn_2l_kunit_this_cpu_state(&cursor.port, &timer_port);
 	if (timer) {
 		end = ktime_add_ms(ktime_get(), 200);
 		while (timer_port && !evtchn_2l_kunit_port_pending(timer_port) &&
@@ -585,12 +605,17 @@ static void evtchn_2l_live_test_timer_first(struct kunit *test)
 	evtchn_port_t timer;
 	bool pending = false;
 	unsigned int i, try;
+	unsigned long flags;
+	int rc;
 
 	live_begin(test, 0);
 	ctx = live_setup_words(test);
-	KUNIT_ASSERT_EQ(test, 0, evtchn_2l_kunit_cpu_state(0, &cursor, &timer));
+	local_irq_save(flags);
+	rc = evtchn_2l_kunit_this_cpu_state(&cursor.port, &timer);
+	local_irq_restore(flags);
+	KUNIT_ASSERT_EQ(test, 0, rc);
 	if (!timer)
-		kunit_skip(test, "vCPU 0 has no VIRQ_TIMER port");
+		kunit_skip(test, "vCPU 0 has no VIRQ_TIMER port (only x86 binds one)");
 	KUNIT_ASSERT_LT(test, timer, ctx->ports[0].port);
 	for (i = 0; i < n; i++)
 		set[i] = &ctx->ports[1 + i * (ctx->nr_ports - 1) / n];
@@ -633,4 +658,4 @@ static struct kunit_suite evtchn_2l_live_test_suite = {
 
 kunit_test_suite(evtchn_2l_live_test_suite);
 
-MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING");
