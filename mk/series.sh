@@ -3,7 +3,10 @@
 # build/series/ and check it:
 #  - every patch signed off by the sender: SIGNOFF="Name <mail>", else the
 #    repo's git identity (user.name, user.email); without either it stops;
-#  - V=n (n > 1) makes it a versioned re-send, "[PATCH vn ...]";
+#  - every patch authored by the sender, or by AUTHOR="Name <mail>" (then
+#    format-patch writes the in-body From: line for it);
+#  - REVISION=n (n > 1) makes it a versioned re-send, "[PATCH vn ...]"
+#    (not V=, which is kbuild's verbosity);
 #  - the cover letter is generated from mk/cover-letter.in, the commits
 #    and lab/measured.txt; To/Cc come from scripts/get_maintainer.pl;
 #  - checkpatch.pl --strict on every patch: any error, warning or check
@@ -11,10 +14,10 @@
 set -euo pipefail
 # shellcheck source=mk/lib.sh
 . "$(dirname "$0")/lib.sh"
-# The submission is the 6.12 series; 6.1's variant is a backport, whose
-# commits stable takes from upstream's once merged.
-[[ $SERIES_BASE == 6.12 ]] ||
-	die "make series mails the series against 6.12; for BASE=$SERIES_BASE's variant see git -C ${LINUX#"$ROOT"/} log base..HEAD"
+# The submission is the 7.3 series; the 6.12 and 6.1 variants are
+# backports, whose commits stable takes from upstream's once merged.
+[[ $SERIES_BASE == "$MAIN_BASE" ]] ||
+	die "make series mails the series against $MAIN_BASE; for BASE=$SERIES_BASE's variant see git -C ${LINUX#"$ROOT"/} log base..HEAD"
 require_tree
 
 out=$BUILD/series
@@ -37,11 +40,32 @@ fi
 [[ $ident =~ ^([^<>]*[^<>[:space:]])\ +\<([^<>[:space:]]+@[^<>[:space:]]+)\>$ ]] ||
 	die "SIGNOFF must read \"Name <mail>\", not '$ident'"
 sender_name=${BASH_REMATCH[1]} sender_mail=${BASH_REMATCH[2]}
+author=${AUTHOR:-$ident}
+[[ $author =~ ^([^<>]*[^<>[:space:]])\ +\<([^<>[:space:]]+@[^<>[:space:]]+)\>$ ]] ||
+	die "AUTHOR must read \"Name <mail>\", not '$author'"
+author_name=${BASH_REMATCH[1]} author_mail=${BASH_REMATCH[2]}
 
-V=${V:-1}
-[[ $V =~ ^[1-9][0-9]*$ ]] || die "V must be a version number (1, 2, ...), not '$V'"
+[[ -z ${V:-} ]] || die "V= is kbuild's verbosity; the series' version is REVISION=$V"
+REVISION=${REVISION:-1}
+[[ $REVISION =~ ^[1-9][0-9]*$ ]] || die "REVISION must be a version number (1, 2, ...), not '$REVISION'"
 version=()
-((V == 1)) || version=(-v "$V")
+((REVISION == 1)) || version=(-v "$REVISION")
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# The series' commits again, authored by the author (their dates and
+# messages kept), in a bare clone sharing build/linux's objects.
+repo=$tmp/repo.git
+git clone -q --bare --shared "$LINUX" "$repo"
+tip=$(git -C "$repo" rev-parse base)
+for c in $(git -C "$repo" rev-list --reverse base..HEAD); do
+	tip=$(GIT_AUTHOR_NAME=$author_name GIT_AUTHOR_EMAIL=$author_mail \
+		GIT_AUTHOR_DATE=$(git -C "$repo" log -1 --format=%aD "$c") \
+		GIT_COMMITTER_NAME=$sender_name GIT_COMMITTER_EMAIL=$sender_mail \
+		git -C "$repo" commit-tree "$c^{tree}" -p "$tip" \
+		-m "$(git -C "$repo" log -1 --format=%B "$c")")
+done
 
 # format_patch DIR ARGS...: the series as mail in DIR, signed off by the
 # sender and sent from them.
@@ -50,13 +74,11 @@ format_patch() {
 	shift
 	rm -rf "$dir"
 	GIT_COMMITTER_NAME=$sender_name GIT_COMMITTER_EMAIL=$sender_mail \
-		git -C "$LINUX" format-patch -q -o "$dir" --cover-letter --signoff \
-		--from="$sender_name <$sender_mail>" "${version[@]}" "$@" base..HEAD
+		git -C "$repo" format-patch -q -o "$dir" --cover-letter --signoff \
+		--from="$sender_name <$sender_mail>" "${version[@]}" "$@" "base..$tip"
 }
 
 # The recipients: maintainers To, reviewers and lists Cc.
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 format_patch "$tmp/draft"
 draft=("$tmp"/draft/*.patch)
 getm() {
@@ -182,8 +204,8 @@ say "$n patch(es) and a cover letter in $out/ (To: ${to[*]})"
 # commit ids of Fixes: tags and the like: don't let that fail the series.
 # FILE_PATH_CHANGES ("does MAINTAINERS need updating?") fires for any new
 # file; the series' new files are all covered by existing entries
-# (drivers/xen/ and, from patches 5 and 6, Documentation/virt/xen/ and
-# tools/testing/xen-evtchn/ in XEN HYPERVISOR INTERFACE).
+# (drivers/xen/ and, from patch 5, Documentation/virt/xen/ in XEN
+# HYPERVISOR INTERFACE).
 say "checkpatch --strict (not checked: commit ids in Fixes: etc., no upstream history; FILE_PATH_CHANGES, every new file has a MAINTAINERS entry)"
 # checkpatch's stderr (e.g. scripts/spdxcheck.py failing) goes to a log.
 errlog=$LOGS/series-checkpatch-stderr.log
@@ -214,7 +236,7 @@ say "checkpatch --strict: all $n patch(es) clean"
 # (Debian's python3-sphinx), where a warning about the series' files is a
 # failure (the base has warnings of its own elsewhere in virt/).
 mapfile -t docs < <(git diff --name-only --diff-filter=A base..HEAD -- \
-	'drivers/*.h' 'drivers/*.c' 'tools/testing/xen-evtchn/*.h')
+	'drivers/*.h' 'drivers/*.c')
 if ! kdoc=$(./scripts/kernel-doc -none -Wall "${docs[@]}" 2>&1) || [[ -n $kdoc ]]; then
 	echo "$kdoc" | sed 's/^/        /'
 	die "kernel-doc -none -Wall: warnings in the series' files"
