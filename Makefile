@@ -1,10 +1,10 @@
 # Top-level Makefile of the Xen 2-level event-channel scanner series.
 # The work is done by the scripts in mk/; see README.md.
 #
-# BASE=6.12 (the default) or BASE=6.1 picks the base every target below
-# works on: Linux 6.12 (BASE) in build/, or Debian 12's 6.1
-# (patches/6.1/BASE, with the variant patches/6.1/series describes) in
-# build/6.1/.  The two never share a tree or a build directory.
+# BASE=7.3 (the default) or a backport base, BASE=6.12 or BASE=6.1, picks
+# the base every target below works on: Linux 7.3 (BASE) in build/, or
+# patches/V/BASE with the variant patches/V/series describes in build/V/.
+# The bases never share a tree or a build directory.
 
 # The scripts parallelise their own kernel builds; keep targets sequential.
 .NOTPARALLEL:
@@ -13,7 +13,7 @@ MAKEFLAGS += --no-print-directory
 ARCH ?= x86_64
 
 .PHONY: all deps tree kunit replay-check check series bisect-build clean \
-	bench fairness xen-test fuzz fuzz-long deb vee-lab vee-report
+	bench fairness xen-test fuzz fuzz-long deb vee-lab vee-report objsize
 
 # Default: the patched, dom0-capable x86_64 kernel in build/out/
 # (mk/kernel.sh; KCONFIG=/path/to/.config replaces defconfig + xen.config).
@@ -68,6 +68,12 @@ clean:
 # and build/out/fairness-<scenario>.png).
 bench: tree
 	@mk/bench.sh
+
+# The object size of evtchn_2l_handle_events() for x86_64 and arm at the
+# base and at each commit of the series changing events_2l.c
+# (mk/objsize.sh, build/out/objsize.txt).
+objsize: tree
+	@mk/objsize.sh
 
 fairness: tree
 	@mk/fairness.sh
