@@ -97,10 +97,21 @@ format_patch "$out" "${recipients[@]}"
 cover=("$out"/*0000-cover-letter.patch)
 measured=$ROOT/lab/measured.txt
 [[ -f $measured ]] || die "lab/measured.txt is missing (the test and bench figures of the cover letter)"
-python3 - "$cover" "$ROOT/mk/cover-letter.in" "$measured" "$LINUX" <<'EOF'
+# The figures, as make objsize and make bench wrote them; COVER_FIGURES=0
+# (make check) leaves them out, else they must exist.
+figures=()
+for f in "$BUILD/out/objsize.txt" "$BUILD/out/bench.txt"; do
+	if [[ ${COVER_FIGURES:-1} != 0 ]]; then
+		[[ -s $f ]] || die "${f#"$ROOT"/} is missing: run make objsize and make bench first (COVER_FIGURES=0 leaves the figures out)"
+		figures+=("$f")
+	fi
+done
+python3 - "$cover" "$ROOT/mk/cover-letter.in" "$measured" "$LINUX" "${figures[@]}" <<'EOF'
 import re, subprocess, sys, textwrap
 
-cover_path, template_path, measured_path, linux = sys.argv[1:]
+cover_path, template_path, measured_path, linux, *figure_paths = sys.argv[1:]
+figures = "\n\n".join(open(f).read().rstrip() for f in figure_paths) or \
+    "(figures left out: run make objsize and make bench first)"
 
 def git(*args):
     return subprocess.run(["git", "-C", linux, *args], check=True,
@@ -169,6 +180,7 @@ sections = {
     "PATCHES": "The series:\n\n" + "\n\n".join(patches),
     "STABLE": wrap(" ".join(stable_text), ""),
     "TESTING": open(measured_path).read().rstrip(),
+    "FIGURES": figures,
     "KUNIT": (
         "The KUnit suite (CONFIG_XEN_EVTCHN_2L_KUNIT_TEST) runs under QEMU;\n"
         "CONFIG_XEN cannot be enabled on UML, and on x86-64 it needs\n"
