@@ -5,7 +5,7 @@
 #
 #   fuzz-script  arbitrary bytes as a replay script: parser and engine, in
 #                the policies rr, lowest and base, 64- and 32-bit words
-#   fuzz-diff    bytes as a scenario: evtchn_2l_pass() against a reference
+#   fuzz-diff    bytes as a scenario: the series' evtchn_2l_handle_events() against a reference
 #                written from the documentation, after every pass
 #
 # Each fuzzer runs FUZZ_SECS seconds (default 60) from its corpus in the
@@ -25,12 +25,14 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 require_tree
 extract_base_src
+extract_events_src HEAD "$BUILD/replay/rr"
+RR_SRC=$EVENTS_SRC
 
 FUZZ=$BUILD/fuzz
 SRC=$ROOT/lab/fuzz
 mkdir -p "$FUZZ" "$LOGS"
 lab_fuzz() {
-	make -C "$SRC" -s BASE_SRC="$BASE_SRC" KERNEL="$LINUX" "$@"
+	make -C "$SRC" -s RR_SRC="$RR_SRC" BASE_SRC="$BASE_SRC" KERNEL="$LINUX" "$@"
 }
 
 passed=0 failed=0
@@ -72,9 +74,8 @@ for target in script diff; do
 	mkdir -p "$corpus"
 	cp "$SRC/corpus/$target/"* "$corpus/" 2>/dev/null || true
 	if [[ $target == script ]]; then
-		cp "$ROOT"/drivers/xen/events/tests/corpus/*.replay \
-			"$ROOT"/tools/testing/xen-evtchn/tests/*.replay \
-			"$ROOT"/tools/testing/xen-evtchn/tests/errors/*.replay "$corpus/"
+		cp "$ROOT"/lab/xen-evtchn/tests/*.replay \
+			"$ROOT"/lab/xen-evtchn/tests/errors/*.replay "$corpus/"
 	fi
 	say "fuzz-$target: ${secs}s from $(find "$corpus" -type f | wc -l) inputs (log: $log) ..."
 	status=0

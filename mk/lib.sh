@@ -242,21 +242,25 @@ base_version() {
 	git -C "$LINUX" log -1 --format=%s base | awk '{ print $2 }'
 }
 
-# extract_base_src: the base commit's files (Linux 6.12's; 6.1's with
-# BASE=6.1) in build/replay/base/; sets BASE_SRC to its events_2l.c.
+# extract_base_src: the base commit's files (Linux 7.3's; 6.12's or 6.1's
+# with BASE=6.12 or 6.1) in build/replay/base/; sets BASE_SRC to its
+# events_2l.c.
 extract_base_src() {
 	extract_events_src base "$BUILD/replay/base"
 	BASE_SRC=$EVENTS_SRC
 }
 
 # lab_make OUT ARGS...: make ARGS in the comparison lab's lab/scan/
-# (evtchn-replay with the "base" policy, evtchn-bench), objects and
-# binaries in OUT, "base" compiled from extract_base_src.
+# (evtchn-replay, evtchn-bench), objects and binaries in OUT, "rr"
+# compiled from build/linux HEAD's events_2l.c, "base" from the base
+# commit's (extract_base_src).
 lab_make() {
 	local out=$1
 	shift
+	extract_events_src HEAD "$BUILD/replay/rr"
+	local rr=$EVENTS_SRC
 	extract_base_src
 	mkdir -p "$out"
-	make -C "$ROOT/lab/scan" -s OUTPUT="$out/" BASE_SRC="$BASE_SRC" \
-		KERNEL="$LINUX" "$@"
+	make -C "$ROOT/lab/scan" -s OUTPUT="$out/" RR_SRC="$rr" \
+		BASE_SRC="$BASE_SRC" KERNEL="$LINUX" "$@"
 }

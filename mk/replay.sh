@@ -1,12 +1,11 @@
 #!/bin/bash
-# mk/replay.sh [check]: build evtchn-replay from build/linux (the series'
-# copy of tools/testing/xen-evtchn) into build/replay/tool/, and the
-# comparison lab's build of it (lab/scan/) with the "base" policy compiled
-# from the base commit's events_2l.c into build/replay/; with "check", run
-# their tests (log: build/logs/replay-check.log; the number of passed
-# checks goes to build/logs/replay-check.count for 'make check').
-# BASE=6.1: the same from build/6.1/linux into build/6.1/, "base" being
-# 6.1's events_2l.c, checked against the same goldens.
+# SPDX-License-Identifier: GPL-2.0
+# mk/replay.sh [check]: build the comparison lab's evtchn-replay (lab/scan/)
+# into build/replay/: "rr" the series' events_2l.c (build/linux's HEAD),
+# "base" the released one (the base commit), both compiled unchanged, and
+# "lowest"; with "check", run its tests (log: build/logs/replay-check.log;
+# the number of passed checks goes to build/logs/replay-check.count for
+# 'make check').  BASE=V: the same from build/V/linux into build/V/.
 set -euo pipefail
 # shellcheck source=mk/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -14,53 +13,52 @@ require_tree
 
 out=$BUILD/replay
 extract_base_src
+extract_events_src HEAD "$out/rr"
+RR_SRC=$EVENTS_SRC
 mkdir -p "$LOGS" "$out/arm32" "$out/arm32-fixed"
 
-# The "base" of the third build: 6.12 with the series' two width fixes
-# only, i.e. events_2l.c of the commit before events_2l_scan.h is added.
-adds=$(git -C "$LINUX" log --diff-filter=A --format=%H base..HEAD -- \
-	drivers/xen/events/events_2l_scan.h | tail -n 1)
-[[ -n $adds ]] || die "no commit of the series adds drivers/xen/events/events_2l_scan.h"
-extract_events_src "$adds~1" "$out/fixed"
+# The "base" of the third build: the base with the series' two width
+# fixes only, i.e. events_2l.c of the last commit before the first one
+# whose subject is not a Fixes:-tagged patch (patches 1 and 2).
+fixes_end=base
+for c in $(git -C "$LINUX" rev-list --reverse base..HEAD); do
+	git -C "$LINUX" log -1 --format=%B "$c" | grep -q '^Fixes: ' || break
+	fixes_end=$c
+done
+[[ $fixes_end != base ]] || die "the series starts with no Fixes:-tagged commit: no width fixes to check"
+extract_events_src "$fixes_end" "$out/fixed"
+FIXED_SRC=$EVENTS_SRC
 
-# The tool as the series has it (build/linux), then the comparison
-# lab's build of it (lab/scan/, with the "base" policy), three times, each
-# with outputs of "base" that hold for it only (lab/goldens/):
+# The lab's build, three times, each with outputs of "base" that hold
+# for it only (lab/goldens/):
 #  host          64-bit: unsigned long and xen_ulong_t alike (lp64);
 #  arm32         unsigned long 32 bits, xen_ulong_t 64, run with qemu-user
-#                (arm32: 6.12 loses events there);
-#  arm32-fixed   the same, "base" being 6.12 plus the width fixes
-#                (arm32-fixed: they are enough).
-tool() {
-	make -C "$LINUX/tools/testing/xen-evtchn" -s OUTPUT="$out/tool/" "$@"
-}
+#                (arm32: the released code loses events there);
+#  arm32-fixed   the same, "base" being the released code plus the width
+#                fixes (arm32-fixed: they are enough).
 lab() {
-	make -C "$ROOT/lab/scan" -s KERNEL="$LINUX" "$@"
+	make -C "$ROOT/lab/scan" -s KERNEL="$LINUX" RR_SRC="$RR_SRC" "$@"
 }
 host=(OUTPUT="$out/" BASE_SRC="$BASE_SRC" GOLDEN=../goldens/lp64)
 arm=(CC=arm-linux-gnueabihf-gcc LDFLAGS=-static RUN=qemu-arm-static)
 arm32=(OUTPUT="$out/arm32/" BASE_SRC="$BASE_SRC" GOLDEN=../goldens/arm32 "${arm[@]}")
-fixed=(OUTPUT="$out/arm32-fixed/" BASE_SRC="$EVENTS_SRC" GOLDEN=../goldens/arm32-fixed
+fixed=(OUTPUT="$out/arm32-fixed/" BASE_SRC="$FIXED_SRC" GOLDEN=../goldens/arm32-fixed
 	"${arm[@]}")
-mkdir -p "$out/tool"
 
 if [[ ${1:-} != check ]]; then
-	tool
 	lab "${host[@]}"
 	lab "${arm32[@]}"
 	lab "${fixed[@]}"
-	say "built $out/tool/evtchn-replay (the series' tool), and the lab's (with \"base\") in $out/ and $out/arm32{,-fixed}/ for 32-bit Arm (run with qemu-arm-static)"
+	say "built $out/evtchn-replay, and for 32-bit Arm (run with qemu-arm-static) $out/arm32{,-fixed}/evtchn-replay"
 	exit 0
 fi
 
 log=$LOGS/replay-check.log
 kver=$(base_version)
 rm -f "$LOGS/replay-check.count"
-say "replay tests: the series' tool, then the lab's host and 32-bit Arm builds (log: $log)"
+say "replay tests: the lab's host and 32-bit Arm builds (log: $log)"
 set +e
 {
-	echo "== the series' tool (${LINUX#"$ROOT"/}/tools/testing/xen-evtchn)"
-	tool check
 	echo "== lab, host build, base = $kver"
 	lab "${host[@]}" check
 	echo "== lab, 32-bit Arm build (qemu-arm-static), base = $kver"
@@ -71,7 +69,7 @@ set +e
 rc=${PIPESTATUS[0]}
 set -e
 mapfile -t summaries < <(grep -E '^replay: [0-9]+ passed, [0-9]+ failed$' "$log")
-[[ $rc -eq 0 && ${#summaries[@]} -eq 4 ]] || die "replay tests failed (log: $log)"
+[[ $rc -eq 0 && ${#summaries[@]} -eq 3 ]] || die "replay tests failed (log: $log)"
 passed=0
 for line in "${summaries[@]}"; do
 	read -r _ n _ <<<"$line"

@@ -235,10 +235,10 @@ find_deb() {
 }
 
 # ------------------------------------------------------------ evtchn-stress
-# tools/testing/xen-evtchn/evtchn-stress, static (dom0 and the guest), by
+# lab/xen-evtchn/evtchn-stress, static (dom0 and the guest), by
 # its Makefile (make rebuilds it when its source changes).
 STRESS=$XBUILD/stress/evtchn-stress
-STRESS_DIR=$ROOT/tools/testing/xen-evtchn
+STRESS_DIR=$ROOT/lab/xen-evtchn
 build_stress() {
 	[[ -f $STRESS_DIR/evtchn-stress.c ]] ||
 		die "$STRESS_DIR/evtchn-stress.c missing"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The differential: a scenario decoded from bytes runs through the
- * series' pass, evtchn_2l_pass() as the replay engine drives it, and
+ * series' evtchn_2l_handle_events() (real_2l.c) as the replay engine drives it, and
  * through a reference written from the rules of
  * Documentation/virt/xen/event-channels-2l.rst alone, one port at a time
  * on state of its own (arrays of booleans, no bit words, no cursor

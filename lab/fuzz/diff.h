@@ -13,7 +13,7 @@ struct evr_diff_stats {
 };
 
 /*
- * Decode @data as a scenario and run it through evtchn_2l_pass() (the
+ * Decode @data as a scenario and  run it through the series' evtchn_2l_handle_events() (the
  * replay engine's rr policy) and through the reference, comparing them
  * after every pass.  Returns the number of divergences (the first one
  * of the run is described on stderr).

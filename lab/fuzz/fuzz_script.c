@@ -11,7 +11,7 @@
 
 /* The tool itself, for its policies; its main() is not ours. */
 #define main evtchn_replay_main
-#include "../../tools/testing/xen-evtchn/evtchn-replay.c"
+#include "../xen-evtchn/evtchn-replay.c"
 #undef main
 
 static void check_message(const char *msg, const char *what)

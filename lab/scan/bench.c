@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * evtchn-bench: the cost per serviced port of a 2-level event channel
- * upcall, for the series' pass ("rr", evtchn_2l_pass() from
- * events_2l_scan.h), Linux 6.12's ("base", its events_2l.c compiled
- * unchanged: base_2l.c built with EVR_BASE_LEAN) and the 2.6.18-era
+ * upcall, for the series' evtchn_2l_handle_events() ("rr") and the
+ * released one ("base"), each its events_2l.c compiled unchanged
+ * (real_2l.c built with EVR_BASE_LEAN), and the 2.6.18-era
  * lowest-port-first scan ("lowest"), on a set of pending-bit patterns.
  *
  *   evtchn-bench [--trials N]
@@ -69,7 +69,7 @@ struct evb_pattern {
 	unsigned int services;
 };
 
-/* The state of the rr and lowest policies (base has its own). */
+/* The state of the lowest policy (rr and base have their own). */
 struct evb_store {
 	xen_ulong_t pending[EVB_WORD_BITS];
 	xen_ulong_t mask[EVB_WORD_BITS];
@@ -78,7 +78,7 @@ struct evb_store {
 	u8 upcall_pending;
 };
 
-static struct evb_store evb_rr_store, evb_lowest_store;
+static struct evb_store evb_lowest_store;
 
 static void evb_attach(struct evb_state *st, struct evb_store *s)
 {
@@ -97,30 +97,12 @@ static __always_inline xen_ulong_t evb_active(unsigned int word, void *data)
 	return st->pending[word] & st->bound[word] & ~st->mask[word];
 }
 
-static __always_inline void evb_rr_service(evtchn_port_t port, void *data)
-{
-	evb_service(data, port);
-}
-
 static __always_inline xen_ulong_t evb_xchg_sel(struct evb_state *st)
 {
 	xen_ulong_t sel = *st->sel;
 
 	*st->sel = 0;
 	return sel;
-}
-
-static __always_inline xen_ulong_t evb_rr_take(void *data)
-{
-	return evb_xchg_sel(data);
-}
-
-/* rr: the series' pass, evtchn_2l_pass(), with the bench's service. */
-static void evb_pass_rr(struct evb_state *st)
-{
-	evtchn_2l_pass(st->timer_port, EVB_WORD_BITS, &st->cursor,
-		       evb_rr_take, evb_active, evb_rr_service, evb_rr_service,
-		       st);
 }
 
 /* lowest: each selector word in turn, re-read until it has no active port. */
@@ -139,11 +121,6 @@ static void evb_pass_lowest(struct evb_state *st)
 }
 
 /* The functions callgrind collects in (--toggle-collect): one upcall each. */
-noinline void evb_upcall_rr(struct evb_state *st)
-{
-	evb_upcall(st, evb_pass_rr);
-}
-
 noinline void evb_upcall_lowest(struct evb_state *st)
 {
 	evb_upcall(st, evb_pass_lowest);
@@ -155,19 +132,14 @@ noinline void evb_upcall_none(struct evb_state *st)
 	__asm__ volatile("" : : "r"(st) : "memory");
 }
 
-static void evb_rr_set_cursor(struct evb_state *st, unsigned int port)
+static void evb_rr_cursor(struct evb_state *st, unsigned int port)
 {
-	st->cursor.port = port;
+	evb_rr_set_cursor(port);
 }
 
 static void evb_base_cursor(struct evb_state *st, unsigned int port)
 {
 	evb_base_set_cursor(port);
-}
-
-static void evb_rr_attach(struct evb_state *st)
-{
-	evb_attach(st, &evb_rr_store);
 }
 
 static void evb_lowest_attach(struct evb_state *st)
@@ -183,7 +155,7 @@ struct evb_policy {
 };
 
 static const struct evb_policy policies[] = {
-	{ "rr", evb_rr_attach, evb_rr_set_cursor, evb_upcall_rr },
+	{ "rr", evb_rr_attach, evb_rr_cursor, evb_upcall_rr },
 	{ "base", evb_base_attach, evb_base_cursor, evb_upcall_base },
 	{ "lowest", evb_lowest_attach, NULL, evb_upcall_lowest },
 };
@@ -459,9 +431,9 @@ static void evb_cpu_model(char *buf, size_t size)
 
 /* How the figures are made; printed above the table. */
 static const char evb_method[] =
-"policies: rr = evtchn_2l_pass() (events_2l_scan.h), the pass the series'\n"
-"          evtchn_2l_handle_events() runs; base = Linux 6.12's\n"
-"          evtchn_2l_handle_events(), its events_2l.c compiled unchanged;\n"
+"policies: rr = the series' evtchn_2l_handle_events(), its events_2l.c\n"
+"          compiled unchanged; base = the released one (the tree's base),\n"
+"          compiled the same way;\n"
 "          lowest = the 2.6.18-era scan (each selector word re-read until it\n"
 "          is empty, lowest port first).\n"
 "service:  the same for all three: clear the port's pending bit and count it\n"

@@ -21,7 +21,6 @@
  * @bound: the ports bound to the scanning CPU, a word at a time.
  * @sel: vcpu_info->evtchn_pending_sel.
  * @upcall_pending: vcpu_info->evtchn_upcall_pending.
- * @cursor: the "rr" policy's cursor (base keeps its own per-CPU indices).
  * @timer_port: the CPU's VIRQ_TIMER port, or EVR_NO_PORT.
  * @flood_port: a port that Xen sends again each time it is serviced, while
  *              @flood_left is not zero; EVR_NO_PORT for none.
@@ -34,7 +33,6 @@ struct evb_state {
 	xen_ulong_t *bound;
 	xen_ulong_t *sel;
 	u8 *upcall_pending;
-	struct evtchn_2l_cursor cursor;
 	unsigned int timer_port;
 	unsigned int flood_port;
 	unsigned int flood_left;
@@ -86,7 +84,11 @@ static __always_inline void evb_upcall(struct evb_state *st,
 	} while (*st->upcall_pending);
 }
 
-/* base_2l.c built with EVR_BASE_LEAN: Linux 6.12's scan on its own state. */
+/* real_2l.c built with EVR_BASE_LEAN: a kernel's scan on its own state,
+ * the series' (rr) and the released one (base). */
+void evb_rr_attach(struct evb_state *st);
+void evb_rr_set_cursor(unsigned int port);
+void evb_upcall_rr(struct evb_state *st);
 void evb_base_attach(struct evb_state *st);
 void evb_base_set_cursor(unsigned int port);
 void evb_upcall_base(struct evb_state *st);

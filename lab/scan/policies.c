@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The lab's evtchn-replay: the tool of tools/testing/xen-evtchn/ linked
- * with this file, which adds the "base" policy, Linux 6.12's scan
- * (base_2l.c), through the tool's evr_more_policies[].
+ * The lab's evtchn-replay: the tool of ../xen-evtchn/ linked with this
+ * file, which adds the "base" policy, the released scan (real_2l.c),
+ * through the tool's evr_more_policies[].
  */
 #include "lab_shim.h"
 #include "evtchn_2l_replay.h"
 #include "evtchn-replay.h"
-#include "base_2l.h"
+#include "real_2l.h"
 
-/* Linux 6.12's function, built for the script's word width. */
+/* The released function, built for the script's word width. */
 static void evr_pass_base(struct evr_sim *sim, unsigned int cpu)
 {
 	if (sim->word_bits == 32)

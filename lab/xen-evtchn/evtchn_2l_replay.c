@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Replay engine for the Xen 2-level event channel scanner: the model of
- * shared_info and the vCPUs, evtchn_2l_pass() on it and the step executor.
+ * shared_info and the vCPUs, the kernel's pass on it and the step executor.
  * See evtchn_2l_replay.h.
  */
 
@@ -200,42 +200,13 @@ void evr_service(struct evr_sim *sim, unsigned int port)
 	}
 }
 
-/* evtchn_2l_pass() with the model behind its callbacks. */
-struct evr_rr_ctx {
-	struct evr_sim *sim;
-	unsigned int cpu;
-};
-
-static xen_ulong_t evr_rr_active(unsigned int word, void *data)
-{
-	struct evr_rr_ctx *ctx = data;
-
-	return evr_active_word(ctx->sim, ctx->cpu, word);
-}
-
-static void evr_rr_service(evtchn_port_t port, void *data)
-{
-	struct evr_rr_ctx *ctx = data;
-
-	evr_service(ctx->sim, port);
-}
-
-static xen_ulong_t evr_rr_take(void *data)
-{
-	struct evr_rr_ctx *ctx = data;
-	u64 sel = ctx->sim->cpu[ctx->cpu].sel;
-
-	ctx->sim->cpu[ctx->cpu].sel = 0;
-	return sel;
-}
-
+/* The series' evtchn_2l_handle_events(), compiled unchanged (real_2l.c). */
 void evr_pass_rr(struct evr_sim *sim, unsigned int cpu)
 {
-	struct evr_rr_ctx ctx = { .sim = sim, .cpu = cpu };
-	struct evr_cpu *c = &sim->cpu[cpu];
-
-	evtchn_2l_pass(c->timer_port, sim->word_bits, &c->cursor, evr_rr_take,
-		       evr_rr_active, evr_rr_service, evr_rr_service, &ctx);
+	if (sim->word_bits == 32)
+		evr_rr_pass_w32(sim, cpu);
+	else
+		evr_rr_pass_w64(sim, cpu);
 }
 
 int evr_upcall(struct evr_sim *sim, unsigned int cpu)

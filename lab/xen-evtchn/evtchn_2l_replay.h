@@ -12,7 +12,7 @@
 
 #include <linux/types.h>
 
-#include "../events_2l_scan.h"
+#include "evr_geometry.h"
 #include "evtchn_2l_script.h"
 
 #define EVR_MAX_WORD_BITS	64
@@ -108,8 +108,10 @@ u64 evr_active_word(const struct evr_sim *sim, unsigned int cpu,
 
 /* Service a port as handle_irq_for_port() does: ack, then the rules. */
 void evr_service(struct evr_sim *sim, unsigned int port);
-/* evtchn_2l_pass(), the kernel's pass, on the model. */
+/* The series' evtchn_2l_handle_events() on the model (real_2l.c). */
 void evr_pass_rr(struct evr_sim *sim, unsigned int cpu);
+void evr_rr_pass_w32(struct evr_sim *sim, unsigned int cpu);
+void evr_rr_pass_w64(struct evr_sim *sim, unsigned int cpu);
 /* One upcall on @cpu: passes while the upcall flag is raised again. */
 int evr_upcall(struct evr_sim *sim, unsigned int cpu);
 

@@ -1,9 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# run-tests.sh REPLAY CORPUS TESTS [GOLDEN...]: the evtchn-replay checks.
+# run-tests.sh REPLAY TESTS [GOLDEN...]: the evtchn-replay checks.
 #
-#  - every corpus script passes (its expect lines hold) with --policy rr;
+#  - every TESTS/*.replay passes (its expect lines hold) with --policy rr;
 #  - TESTS/NAME.POLICY.out is the exact output of
 #    "--policy POLICY --stats TESTS/NAME.replay", and so in each further
 #    GOLDEN directory (outputs that hold for one build or one set of
@@ -20,8 +20,8 @@
 set -u
 shopt -s nullglob
 read -ra replay <<<"$1"
-corpus=$2 tests=$3
-shift 3
+tests=$2
+shift 2
 pass=0 fail=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -32,7 +32,7 @@ bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 # run ARGS...: run the tool, stdout/stderr to $tmp/out, $tmp/err; sets rc.
 run() { "${replay[@]}" "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?; }
 
-for f in "$corpus"/*.replay; do
+for f in "$tests"/*.replay; do
 	run --policy rr "$f"
 	if [ $rc -eq 0 ]; then ok; else bad "$f (rr): exit $rc: $(cat "$tmp/err")"; fi
 done
@@ -84,7 +84,7 @@ cli() {
 	fi
 }
 cli "evtchn-replay: $tmp/missing.replay: No such file or directory" "$tmp/missing.replay"
-any=$corpus/every-port.replay
+any=$tests/double-scan.replay
 cli "evtchn-replay: unknown policy 'fifo'" --policy fifo "$any"
 cli "evtchn-replay: --word-bits must be 32 or 64, not '48'" --word-bits 48 "$any"
 

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * User-space stand-ins for the kernel interfaces that the 2-level
- * scanner core (events_2l_scan.h) and the replay engine
- * (evtchn_2l_replay.c) use, in the style of tools/testing/vma: each
+ * replay engine (evtchn_2l_replay.c) uses, in the style of tools/testing/vma: each
  * <linux/...> and <xen/...> header they include resolves to this
  * directory and lands here, but for <linux/compiler.h>, tools/include's.
  *

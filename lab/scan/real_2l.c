@@ -1,37 +1,43 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The "base" policy: Linux 6.12's evtchn_2l_handle_events(), compiled
- * unchanged from the base commit of the tree (EVR_BASE_SRC) behind the
- * stand-ins below, and driven against the replay engine's state.
+ * A kernel's evtchn_2l_handle_events(), compiled unchanged from its
+ * events_2l.c (EVR_BASE_SRC) behind the stand-ins below, and driven
+ * against the replay engine's state.  It is built as the policy
+ * EVR_POLICY: "rr" from the series' events_2l.c (build/linux's HEAD),
+ * "base" from the released one (the tree's base commit).
  *
- * This file is built once per word width (EVR_XEN_ULONG_BITS = 32 or 64)
- * and exports evr_base_pass_w32() or evr_base_pass_w64().
+ * This file is built once per policy and word width (EVR_XEN_ULONG_BITS
+ * = 32 or 64) and exports evr_<policy>_pass_w32() or _w64().
  *
- * The 6.12 code reads shared_info and its own per-CPU state directly, so
- * the engine's state is copied into those before the pass and after each
- * service, and the selector and cursor are copied back.  The 6.12 code
+ * The kernel's code reads shared_info and its own per-CPU state directly,
+ * so the engine's state is copied into those before the pass and after
+ * each service, and the selector and cursor are copied back.  The code
  * writes nothing else.
  *
  * Built with EVR_BASE_LEAN (64-bit words only), it is evtchn-bench's
- * "base" policy instead: the 6.12 code runs on its own shared_info and
+ * policy instead: the kernel's code runs on its own shared_info and
  * per-CPU state, which the bench sets directly, with the bench's service
- * (bench.h) and no engine, and it exports evb_upcall_base().
+ * (bench.h) and no engine, and it exports evb_<policy>_attach(),
+ * evb_<policy>_set_cursor() and evb_upcall_<policy>().
  */
 #include "lab_shim.h"
 #include "evtchn_2l_replay.h"
-#include "base_2l.h"
+#include "real_2l.h"
 #ifdef EVR_BASE_LEAN
 #include "bench.h"
 #endif
 
 #define EVR_CAT2(a, b) a##b
 #define EVR_CAT(a, b) EVR_CAT2(a, b)
-#define EVR_W(name) EVR_CAT(name, EVR_XEN_ULONG_BITS)
+/* evr_<policy><name>, and with the word width after it. */
+#define EVR_P(name) EVR_CAT(EVR_CAT(evr_, EVR_POLICY), name)
+#define EVR_PW(name) EVR_CAT(EVR_P(name), EVR_XEN_ULONG_BITS)
+#define EVB_P(name) EVR_CAT(EVR_CAT(evb_, EVR_POLICY), name)
 
-/* Each width's copy of the 6.12 file gets its own global names. */
-#define xen_debug_interrupt EVR_W(evr_base_debug_interrupt_w)
-#define xen_evtchn_2l_init EVR_W(evr_base_init_w)
-#define evtchn_ops EVR_W(evr_base_ops_w)
+/* Each policy's and width's copy of the file gets its own global names. */
+#define xen_debug_interrupt EVR_PW(_debug_interrupt_w)
+#define xen_evtchn_2l_init EVR_PW(_init_w)
+#define evtchn_ops EVR_PW(_ops_w)
 
 #define KBUILD_MODNAME "events_2l"
 #define EVTCHN_WORDS EVR_XEN_ULONG_BITS
@@ -209,7 +215,7 @@ static int generic_handle_irq(unsigned int irq)
 	return 0;
 }
 
-/* The 6.12 file defines it itself (events_2l_scan.h came later). */
+/* events_2l.c defines it itself. */
 #undef BITS_PER_EVTCHN_WORD
 #include EVR_BASE_SRC
 
@@ -221,7 +227,7 @@ const struct evtchn_ops *evtchn_ops;
 #endif
 
 /* Point @st at this copy's state: CPU 0, every port bound to it. */
-void evb_base_attach(struct evb_state *st)
+void EVB_P(_attach)(struct evb_state *st)
 {
 	evb_st = st;
 	evr_this_cpu = 0;
@@ -234,25 +240,25 @@ void evb_base_attach(struct evb_state *st)
 	st->upcall_pending = &evr_vcpu_info[0].evtchn_upcall_pending;
 }
 
-void evb_base_set_cursor(unsigned int port)
+void EVB_P(_set_cursor)(unsigned int port)
 {
 	current_word_idx[0] = port / EVTCHN_WORDS;
 	current_bit_idx[0] = port % EVTCHN_WORDS;
 }
 
-static void evb_pass_base(struct evb_state *st)
+static void evb_pass(struct evb_state *st)
 {
 	struct evtchn_loop_ctrl ctrl = { .st = st };
 
 	evtchn_ops_2l.handle_events(0, &ctrl);
 }
 
-noinline void evb_upcall_base(struct evb_state *st)
+noinline void EVR_CAT(evb_upcall_, EVR_POLICY)(struct evb_state *st)
 {
-	evb_upcall(st, evb_pass_base);
+	evb_upcall(st, evb_pass);
 }
 #else
-/* Engine state -> what the 6.12 code reads. */
+/* Engine state -> what the kernel's code reads. */
 static void evr_load(void)
 {
 	unsigned int w, c;
@@ -271,7 +277,7 @@ static void evr_load(void)
 	}
 }
 
-/* The 6.12 code writes the selector (xchg) and nothing else of the state. */
+/* The kernel's code writes the selector (xchg) and nothing else of the state. */
 static void evr_store_sel(void)
 {
 	unsigned int c;
@@ -280,7 +286,7 @@ static void evr_store_sel(void)
 		evr_sim->cpu[c].sel = evr_vcpu_info[c].evtchn_pending_sel;
 }
 
-void EVR_W(evr_base_pass_w)(struct evr_sim *sim, unsigned int cpu)
+void EVR_PW(_pass_w)(struct evr_sim *sim, unsigned int cpu)
 {
 	struct evtchn_loop_ctrl ctrl = { 0 };
 
