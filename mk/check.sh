@@ -62,6 +62,23 @@ run_counted() {
 	results+=("$(printf '%-12s %4d passed, %d failed  (%s)' "$label" "$p" "$f" "$out")")
 }
 
+# Then make series as a sender who is not the commits' author would run
+# it (a test identity; figures left out): checkpatch --strict, kernel-doc
+# and htmldocs must stay clean.  Counts one.  SERIES_TEST=0 leaves it out.
+if [[ ${SERIES_TEST:-1} != 0 && $SERIES_BASE == "$MAIN_BASE" ]]; then
+	say "== make series as a test sender (mk/series.sh)"
+	out=$LOGS/series-check.out
+	if SIGNOFF="Check Tester <check@example.org>" COVER_FIGURES=0 \
+		"$(dirname "$0")/series.sh" >"$out" 2>&1; then
+		passed=$((passed + 1))
+		results+=("$(printf '%-12s %4d passed, %d failed  (%s)' series 1 0 "$out")")
+	else
+		tail -n 20 "$out"
+		failed=$((failed + 1))
+		results+=("$(printf '%-12s %4d passed, %d failed  (%s)' series 0 1 "$out")")
+	fi
+fi
+
 # Then the fuzzers (mk/fuzz.sh), FUZZ_SECS (60) seconds each; each target
 # counts one.  FUZZ=0 leaves them out.
 if [[ ${FUZZ:-1} != 0 ]]; then
@@ -70,7 +87,7 @@ if [[ ${FUZZ:-1} != 0 ]]; then
 fi
 
 # Then the self-test of the 7-guest lab's programs (lab/vee/test-vee.sh:
-# receiver, sender and report over loopback, about 40 s), with the 6.12
+# receiver, sender and report over loopback, about 40 s), with the 7.3
 # base only: they do not depend on the base.  VEE_TEST=0 leaves it out.
 if [[ ${VEE_TEST:-1} != 0 && $SERIES_BASE == "$MAIN_BASE" ]]; then
 	say "== the 7-guest lab's programs (lab/vee/test-vee.sh)"
