@@ -37,9 +37,10 @@ tree: deps
 kunit: tree
 	@mk/kunit.sh $(ARCH)
 
-# The replay tool's userspace tests (mk/replay.sh): evtchn-replay as the
-# series has it (build/linux), then the lab's build of it with the "base"
-# policy (lab/scan/), on the host and for 32-bit Arm.
+# The replay tool's userspace tests (mk/replay.sh): the lab's evtchn-replay
+# (lab/scan/), its policies rr and base the series' and the released
+# events_2l.c of build/linux compiled unchanged, on the host and for
+# 32-bit Arm (there also with base = the released one plus the width fixes).
 replay-check: tree
 	@mk/replay.sh check
 
@@ -60,10 +61,10 @@ bisect-build: tree
 clean:
 	rm -rf build
 
-# The comparison lab (lab/, outside the series; tree: the base commit's
-# events_2l.c is the "base" policy).  bench: instructions and ns per
-# serviced port of rr, base and lowest (mk/bench.sh, lab/scan/bench.c,
-# table in build/out/bench.txt).  fairness: per-guest services in the
+# The comparison lab (lab/, outside the series; tree: HEAD's and the base
+# commit's events_2l.c are the "rr" and "base" policies).  bench:
+# instructions and ns per serviced port of rr, base and lowest
+# (mk/bench.sh, lab/scan/bench.c, table in build/out/bench.txt).  fairness: per-guest services in the
 # replay scenarios of lab/fairness/ (mk/fairness.sh, build/out/fairness.txt
 # and build/out/fairness-<scenario>.png).
 bench: tree
@@ -89,10 +90,10 @@ xen-test: tree
 
 # Fuzzing (mk/fuzz.sh, lab/fuzz/): libFuzzer with ASan and UBSan over the
 # replay script parser and engine (fuzz-script) and over a differential of
-# evtchn_2l_pass() against a reference (fuzz-diff), FUZZ_SECS (60) each;
-# FUZZ_MERGE=1 minimizes the corpora back into lab/fuzz/corpus/.
-# fuzz-long: the differential as a plain seeded loop, FUZZ_PASSES (10^7)
-# passes on the host and on 32-bit Arm (qemu-arm-static).
+# the series' evtchn_2l_handle_events() against a reference (fuzz-diff),
+# FUZZ_SECS (60) each; FUZZ_MERGE=1 minimizes the corpora back into
+# lab/fuzz/corpus/.  fuzz-long: the differential as a plain seeded loop,
+# FUZZ_PASSES (10^7) passes on the host and on 32-bit Arm (qemu-arm-static).
 fuzz: tree
 	@mk/fuzz.sh
 

@@ -1,16 +1,19 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # mk/fuzz.sh [long]: the fuzzers of lab/fuzz/ (libFuzzer, clang, with
 # AddressSanitizer and UndefinedBehaviorSanitizer), or with "long" the
 # differential as a plain seeded loop on the host and for 32-bit Arm.
 #
 #   fuzz-script  arbitrary bytes as a replay script: parser and engine, in
 #                the policies rr, lowest and base, 64- and 32-bit words
-#   fuzz-diff    bytes as a scenario: the series' evtchn_2l_handle_events() against a reference
-#                written from the documentation, after every pass
+#   fuzz-diff    bytes as a scenario: the series' evtchn_2l_handle_events()
+#                (build/linux HEAD's events_2l.c, compiled unchanged by
+#                lab/scan/real_2l.c) against a reference written from the
+#                documentation, after every pass
 #
 # Each fuzzer runs FUZZ_SECS seconds (default 60) from its corpus in the
 # repo (lab/fuzz/corpus/<target>/; the script target also starts from the
-# replay corpus and the tool's tests), on a copy in build/fuzz/; a crash,
+# tool's tests, lab/xen-evtchn/tests/), on a copy in build/fuzz/; a crash,
 # sanitizer report, time-out (FUZZ_TIMEOUT, 20 s an input) or divergence
 # fails the run, its input left in build/fuzz/findings/.  FUZZ_MERGE=1
 # then minimizes the copies back into the repo's corpora.
@@ -89,6 +92,7 @@ for target in script diff; do
 		say "fuzz-$target: ok, $runs executions, cov: $cov, corpus $(find "$corpus" -type f | wc -l) inputs"
 	else
 		failed=$((failed + 1))
+		# shellcheck disable=SC2012 # the newest; libFuzzer's names are hex
 		say "fuzz-$target: FAILED (exit $status), input in $(ls -t "$FUZZ"/findings/"$target"-* 2>/dev/null | head -n 1 || true)"
 		awk '/ERROR|runtime error|divergence|error without/ && n++ < 5 { print "  " $0 }' "$log"
 	fi

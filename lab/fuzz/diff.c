@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The differential: a scenario decoded from bytes runs through the
- * series' evtchn_2l_handle_events() (real_2l.c) as the replay engine drives it, and
- * through a reference written from the rules of
+ * series' evtchn_2l_handle_events(), its events_2l.c compiled unchanged
+ * (../scan/real_2l.c), as the replay engine drives it, and through a
+ * reference written from the rules of
  * Documentation/virt/xen/event-channels-2l.rst alone, one port at a time
  * on state of its own (arrays of booleans, no bit words, no cursor
  * split).  After every pass the serviced sequence, every CPU's cursor,

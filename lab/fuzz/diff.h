@@ -13,10 +13,10 @@ struct evr_diff_stats {
 };
 
 /*
- * Decode @data as a scenario and  run it through the series' evtchn_2l_handle_events() (the
- * replay engine's rr policy) and through the reference, comparing them
- * after every pass.  Returns the number of divergences (the first one
- * of the run is described on stderr).
+ * Decode @data as a scenario and run it through the series'
+ * evtchn_2l_handle_events() (the replay engine's rr policy) and through
+ * the reference, comparing them after every pass.  Returns the number of
+ * divergences (the first one of the run is described on stderr).
  */
 unsigned int evr_diff_run(const uint8_t *data, size_t size,
 			  struct evr_diff_stats *st);

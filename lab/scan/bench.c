@@ -3,7 +3,7 @@
  * evtchn-bench: the cost per serviced port of a 2-level event channel
  * upcall, for the series' evtchn_2l_handle_events() ("rr") and the
  * released one ("base"), each its events_2l.c compiled unchanged
- * (real_2l.c built with EVR_BASE_LEAN), and the 2.6.18-era
+ * (real_2l.c built with EVR_LEAN), and the 2.6.18-era
  * lowest-port-first scan ("lowest"), on a set of pending-bit patterns.
  *
  *   evtchn-bench [--trials N]

@@ -2,8 +2,8 @@
 /*
  * evtchn-bench: the state each scan policy runs on, and the per-port
  * service and upcall loop that all policies share, so that they differ
- * only in their scan.  The "base" policy's copy of the state lives in
- * base_2l.c (built with EVR_BASE_LEAN), the others' in bench.c.
+ * only in their scan.  The state of rr and base lives in their copy of
+ * real_2l.c (built with EVR_LEAN), lowest's in bench.c.
  */
 #ifndef __EVB_BENCH_H__
 #define __EVB_BENCH_H__
@@ -84,8 +84,10 @@ static __always_inline void evb_upcall(struct evb_state *st,
 	} while (*st->upcall_pending);
 }
 
-/* real_2l.c built with EVR_BASE_LEAN: a kernel's scan on its own state,
- * the series' (rr) and the released one (base). */
+/*
+ * real_2l.c built with EVR_LEAN: a kernel's scan on its own state, the
+ * series' (rr) and the released one (base).
+ */
 void evb_rr_attach(struct evb_state *st);
 void evb_rr_set_cursor(unsigned int port);
 void evb_upcall_rr(struct evb_state *st);

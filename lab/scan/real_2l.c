@@ -1,20 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * A kernel's evtchn_2l_handle_events(), compiled unchanged from its
- * events_2l.c (EVR_BASE_SRC) behind the stand-ins below, and driven
+ * events_2l.c (EVR_EVENTS_SRC) behind the stand-ins below, and driven
  * against the replay engine's state.  It is built as the policy
  * EVR_POLICY: "rr" from the series' events_2l.c (build/linux's HEAD),
  * "base" from the released one (the tree's base commit).
  *
  * This file is built once per policy and word width (EVR_XEN_ULONG_BITS
- * = 32 or 64) and exports evr_<policy>_pass_w32() or _w64().
+ * = 32 or 64) and exports evr_<policy>_pass_w32() or _w64(); the 64-bit
+ * copy also exports evr_pass_<policy>(), the policy of evtchn-replay and
+ * of the replay engine, which runs the copy of the script's word width.
  *
  * The kernel's code reads shared_info and its own per-CPU state directly,
  * so the engine's state is copied into those before the pass and after
  * each service, and the selector and cursor are copied back.  The code
  * writes nothing else.
  *
- * Built with EVR_BASE_LEAN (64-bit words only), it is evtchn-bench's
+ * Built with EVR_LEAN (64-bit words only), it is evtchn-bench's
  * policy instead: the kernel's code runs on its own shared_info and
  * per-CPU state, which the bench sets directly, with the bench's service
  * (bench.h) and no engine, and it exports evb_<policy>_attach(),
@@ -22,9 +24,12 @@
  */
 #include "lab_shim.h"
 #include "evtchn_2l_replay.h"
-#include "real_2l.h"
-#ifdef EVR_BASE_LEAN
+#ifdef EVR_LEAN
 #include "bench.h"
+#endif
+
+#if !defined(EVR_POLICY) || !defined(EVR_EVENTS_SRC)
+#error EVR_POLICY (rr or base) and EVR_EVENTS_SRC (its events_2l.c) must be set
 #endif
 
 #define EVR_CAT2(a, b) a##b
@@ -65,7 +70,7 @@ struct evtchn_unmask {
 };
 
 struct evtchn_loop_ctrl {
-#ifdef EVR_BASE_LEAN
+#ifdef EVR_LEAN
 	struct evb_state *st;
 #else
 	unsigned int count;
@@ -156,7 +161,7 @@ static int HYPERVISOR_event_channel_op(int op, void *arg)
 	abort();	/* Only the unmask slow path calls it; replay never does. */
 }
 
-#ifdef EVR_BASE_LEAN
+#ifdef EVR_LEAN
 static struct evb_state *evb_st;
 
 static unsigned int evr_timer_port(unsigned int cpu)
@@ -164,7 +169,7 @@ static unsigned int evr_timer_port(unsigned int cpu)
 	return evb_st->timer_port;
 }
 
-static void evr_base_service(evtchn_port_t port)
+static void evr_real_service(evtchn_port_t port)
 {
 	evb_service(evb_st, port);
 }
@@ -175,7 +180,7 @@ static void handle_irq_for_port(evtchn_port_t port,
 	evb_service(ctrl->st, port);
 }
 #else
-static void evr_load(void);
+static void evr_load_pending(void);
 static void evr_store_sel(void);
 
 static unsigned int evr_timer_port(unsigned int cpu)
@@ -183,18 +188,18 @@ static unsigned int evr_timer_port(unsigned int cpu)
 	return evr_sim->cpu[cpu].timer_port;
 }
 
-static void evr_base_service(evtchn_port_t port)
+static void evr_real_service(evtchn_port_t port)
 {
 	evr_store_sel();
 	evr_service(evr_sim, port);
-	evr_load();
+	evr_load_pending();
 }
 
 static void handle_irq_for_port(evtchn_port_t port,
 				struct evtchn_loop_ctrl *ctrl)
 {
 	ctrl->count++;
-	evr_base_service(port);
+	evr_real_service(port);
 }
 #endif
 
@@ -211,19 +216,25 @@ static int irq_evtchn_from_virq(unsigned int cpu, unsigned int virq,
 
 static int generic_handle_irq(unsigned int irq)
 {
-	evr_base_service(irq - EVR_TIMER_IRQ_BASE);
+	evr_real_service(irq - EVR_TIMER_IRQ_BASE);
 	return 0;
 }
 
-/* events_2l.c defines it itself. */
+/*
+ * events_2l.c defines it itself.  The KUnit code it has (a test suite
+ * included at its end, helpers for the live cases) is the kernel's only:
+ * leave it out whatever the command line says.
+ */
 #undef BITS_PER_EVTCHN_WORD
-#include EVR_BASE_SRC
+#undef CONFIG_XEN_EVTCHN_2L_KUNIT_TEST
+#undef CONFIG_XEN_EVTCHN_2L_LIVE_KUNIT_TEST
+#include EVR_EVENTS_SRC
 
 const struct evtchn_ops *evtchn_ops;
 
-#ifdef EVR_BASE_LEAN
+#ifdef EVR_LEAN
 #if EVTCHN_WORDS != EVB_WORD_BITS
-#error EVR_BASE_LEAN needs EVR_XEN_ULONG_BITS=64
+#error EVR_LEAN needs EVR_XEN_ULONG_BITS=64
 #endif
 
 /* Point @st at this copy's state: CPU 0, every port bound to it. */
@@ -258,32 +269,40 @@ noinline void EVR_CAT(evb_upcall_, EVR_POLICY)(struct evb_state *st)
 	evb_upcall(st, evb_pass);
 }
 #else
-/* Engine state -> what the kernel's code reads. */
-static void evr_load(void)
+/*
+ * The engine's state -> what the kernel's pass on this CPU reads of it:
+ * the pending bits and the CPU's selector, which a service may change,
+ * and once a pass the mask bits and the ports bound to the CPU, which it
+ * does not.  The pass reads nothing of the other CPUs.
+ */
+static void evr_load_pending(void)
 {
-	unsigned int w, c;
+	unsigned int w;
 
-	for (w = 0; w < EVTCHN_WORDS; w++) {
+	for (w = 0; w < EVTCHN_WORDS; w++)
 		evr_shared_info.evtchn_pending[w] = evr_sim->pending[w];
-		evr_shared_info.evtchn_mask[w] = evr_sim->mask[w];
-		for (c = 0; c < EVR_MAX_CPUS; c++)
-			cpu_evtchn_mask[c][w] = evr_sim->cpu[c].bound[w];
-	}
-	for (c = 0; c < EVR_MAX_CPUS; c++) {
-		evr_vcpu_info[c].evtchn_pending_sel = evr_sim->cpu[c].sel;
-		evr_vcpu_info[c].evtchn_upcall_pending =
-			evr_sim->cpu[c].upcall_pending;
-		xen_vcpu[c] = &evr_vcpu_info[c];
-	}
+	evr_vcpu_info[evr_this_cpu].evtchn_pending_sel =
+		evr_sim->cpu[evr_this_cpu].sel;
 }
 
-/* The kernel's code writes the selector (xchg) and nothing else of the state. */
+static void evr_load(void)
+{
+	unsigned int w;
+
+	for (w = 0; w < EVTCHN_WORDS; w++) {
+		evr_shared_info.evtchn_mask[w] = evr_sim->mask[w];
+		cpu_evtchn_mask[evr_this_cpu][w] =
+			evr_sim->cpu[evr_this_cpu].bound[w];
+	}
+	xen_vcpu[evr_this_cpu] = &evr_vcpu_info[evr_this_cpu];
+	evr_load_pending();
+}
+
+/* The kernel's code writes the selector (xchg), nothing else of the state. */
 static void evr_store_sel(void)
 {
-	unsigned int c;
-
-	for (c = 0; c < EVR_MAX_CPUS; c++)
-		evr_sim->cpu[c].sel = evr_vcpu_info[c].evtchn_pending_sel;
+	evr_sim->cpu[evr_this_cpu].sel =
+		evr_vcpu_info[evr_this_cpu].evtchn_pending_sel;
 }
 
 void EVR_PW(_pass_w)(struct evr_sim *sim, unsigned int cpu)
@@ -304,4 +323,17 @@ void EVR_PW(_pass_w)(struct evr_sim *sim, unsigned int cpu)
 	sim->cpu[cpu].cursor.port = current_word_idx[cpu] * EVTCHN_WORDS +
 				    current_bit_idx[cpu];
 }
-#endif /* EVR_BASE_LEAN */
+
+#if EVTCHN_WORDS == 64
+void EVR_P(_pass_w32)(struct evr_sim *sim, unsigned int cpu);
+
+/* The policy at the script's word width: this copy or the 32-bit one. */
+void EVR_CAT(evr_pass_, EVR_POLICY)(struct evr_sim *sim, unsigned int cpu)
+{
+	if (sim->word_bits == 32)
+		EVR_P(_pass_w32)(sim, cpu);
+	else
+		EVR_P(_pass_w64)(sim, cpu);
+}
+#endif
+#endif /* EVR_LEAN */

@@ -3,7 +3,11 @@
  * evtchn-replay: run a pending-bit script against a 2-level event
  * channel scan policy and print what each upcall serviced.
  *
- *   evtchn-replay [--policy rr|lowest] [--word-bits 32|64] [--stats] FILE|-
+ *   evtchn-replay [--policy rr|base|lowest] [--word-bits 32|64] [--stats] FILE|-
+ *
+ * rr and base are the kernel's evtchn_2l_handle_events(), the series'
+ * and the released one, each its events_2l.c compiled unchanged
+ * (../scan/real_2l.c); lowest is the 2.6.18-era scan, below.
  *
  * The script format is in README.  Errors are "FILE:LINE: message" on
  * stderr and exit status 2.
@@ -37,31 +41,22 @@ static void evr_pass_lowest(struct evr_sim *sim, unsigned int cpu)
 	}
 }
 
-static const struct evr_policy evr_policy_lowest = {
-	.name = "lowest",
-	.pass = evr_pass_lowest,
-	.uses_cursor = false,
+/* --policy NAME; the first is the default. */
+static const struct evr_policy policies[] = {
+	{ .name = "rr", .pass = evr_pass_rr, .uses_cursor = true },
+	{ .name = "base", .pass = evr_pass_base, .uses_cursor = true },
+	{ .name = "lowest", .pass = evr_pass_lowest, .uses_cursor = false },
 };
 
-static const struct evr_policy evr_policy_rr = {
-	.name = "rr",
-	.pass = evr_pass_rr,
-	.uses_cursor = true,
-};
-
-static const struct evr_policy *policy = &evr_policy_rr;
+static const struct evr_policy *policy = &policies[0];
 
 static const struct evr_policy *find_policy(const char *name)
 {
-	const struct evr_policy *const *p = evr_more_policies;
+	unsigned int i;
 
-	if (!strcmp(name, "rr"))
-		return &evr_policy_rr;
-	if (!strcmp(name, "lowest"))
-		return &evr_policy_lowest;
-	for (; p && *p; p++)
-		if (!strcmp(name, (*p)->name))
-			return *p;
+	for (i = 0; i < ARRAY_SIZE(policies); i++)
+		if (!strcmp(name, policies[i].name))
+			return &policies[i];
 	return NULL;
 }
 

@@ -3,7 +3,6 @@
 #ifndef __EVTCHN_REPLAY_H__
 #define __EVTCHN_REPLAY_H__
 
-#include <linux/compiler.h>
 #include <stdbool.h>
 
 struct evr_sim;
@@ -19,11 +18,5 @@ struct evr_policy {
 	void (*pass)(struct evr_sim *sim, unsigned int cpu);
 	bool uses_cursor;
 };
-
-/*
- * More policies, NULL-terminated, from a harness that links the tool
- * with other scanners to compare them (none in the tree).
- */
-extern const struct evr_policy *const evr_more_policies[] __weak;
 
 #endif /* __EVTCHN_REPLAY_H__ */

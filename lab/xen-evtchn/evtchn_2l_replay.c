@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Replay engine for the Xen 2-level event channel scanner: the model of
- * shared_info and the vCPUs, the kernel's pass on it and the step executor.
- * See evtchn_2l_replay.h.
+ * shared_info and the vCPUs, and the step executor.  See
+ * evtchn_2l_replay.h.
  */
 
 #include <linux/errno.h>
@@ -198,15 +198,6 @@ void evr_service(struct evr_sim *sim, unsigned int port)
 		for (t = 0; t < rule->nr; t++)
 			evr_pend(sim, rule->ports[t]);
 	}
-}
-
-/* The series' evtchn_2l_handle_events(), compiled unchanged (real_2l.c). */
-void evr_pass_rr(struct evr_sim *sim, unsigned int cpu)
-{
-	if (sim->word_bits == 32)
-		evr_rr_pass_w32(sim, cpu);
-	else
-		evr_rr_pass_w64(sim, cpu);
 }
 
 int evr_upcall(struct evr_sim *sim, unsigned int cpu)

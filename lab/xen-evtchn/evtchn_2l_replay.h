@@ -4,8 +4,9 @@
  * what the scanner sees (the pending and mask bitmaps of shared_info,
  * each vCPU's selector word and upcall flag, port bindings, the
  * VIRQ_TIMER port and the per-CPU cursor) and the executor of script
- * steps (evtchn_2l_script.h) against it.  The KUnit suite and the
- * user-space evtchn-replay (tools/testing/xen-evtchn/) both build it.
+ * steps (evtchn_2l_script.h) against it, for evtchn-replay and the
+ * fuzzers of ../fuzz.  Its passes rr and base are the kernel's own
+ * evtchn_2l_handle_events(), compiled by ../scan/real_2l.c.
  */
 #ifndef __EVTCHN_2L_REPLAY_H__
 #define __EVTCHN_2L_REPLAY_H__
@@ -108,10 +109,13 @@ u64 evr_active_word(const struct evr_sim *sim, unsigned int cpu,
 
 /* Service a port as handle_irq_for_port() does: ack, then the rules. */
 void evr_service(struct evr_sim *sim, unsigned int port);
-/* The series' evtchn_2l_handle_events() on the model (real_2l.c). */
+/*
+ * One pass of evtchn_2l_handle_events() on the model, at its word width
+ * (../scan/real_2l.c): the series' (rr, the default of evr_sim_create())
+ * and the released one (base).
+ */
 void evr_pass_rr(struct evr_sim *sim, unsigned int cpu);
-void evr_rr_pass_w32(struct evr_sim *sim, unsigned int cpu);
-void evr_rr_pass_w64(struct evr_sim *sim, unsigned int cpu);
+void evr_pass_base(struct evr_sim *sim, unsigned int cpu);
 /* One upcall on @cpu: passes while the upcall flag is raised again. */
 int evr_upcall(struct evr_sim *sim, unsigned int cpu);
 

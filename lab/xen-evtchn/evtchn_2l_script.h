@@ -1,12 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * A replay script as data: the steps that evtchn_2l_replay.c runs, as
- * the parser of tools/testing/xen-evtchn/ (parse.c) makes them out of a
- * script's text, for evtchn-replay at run time and, through gen-corpus,
- * for this suite's corpus at build time.  The script format is described
- * in tools/testing/xen-evtchn/README.
+ * the parser (parse.c) makes them out of a script's text.  The script
+ * format is described in README.
  *
- * Plain C types only: the host programs include this header too.
+ * Plain C types only.
  */
 #ifndef __EVTCHN_2L_SCRIPT_H__
 #define __EVTCHN_2L_SCRIPT_H__

@@ -1,11 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The replay script parser (the format is in README): evtchn-replay reads
- * scripts with it, and gen-corpus turns the KUnit suite's corpus into C
- * tables with it when the kernel builds the suite.  It checks the syntax,
- * the order of commands and every number against the geometry, so that
- * the steps it makes can be run as they are
- * (drivers/xen/events/tests/evtchn_2l_replay.c).
+ * The replay script parser (the format is in README): evtchn-replay and
+ * the fuzzers read scripts with it.  It checks the syntax, the order of
+ * commands and every number against the geometry, so that the steps it
+ * makes can be run as they are (evtchn_2l_replay.c).
  */
 #include <stdarg.h>
 #include <stdbool.h>

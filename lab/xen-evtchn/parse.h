@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The replay script parser (parse.c), shared by evtchn-replay and by
- * gen-corpus, the host program that turns the KUnit suite's corpus into
- * C tables.
+ * The replay script parser (parse.c), shared by evtchn-replay and the
+ * fuzzers of ../fuzz.
  */
 #ifndef __EVR_PARSE_H__
 #define __EVR_PARSE_H__

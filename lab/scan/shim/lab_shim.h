@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The comparison lab's stand-ins, on top of the evtchn-replay tool's
- * (tools/testing/xen-evtchn/shim/evr_shim.h): what Linux 6.12's
- * events_2l.c needs besides, to be compiled unchanged in user space as
- * the "base" policy (base_2l.c).  Every header of this directory that
- * the 6.12 file includes resolves to this one.
+ * The comparison lab's stand-ins, on top of the replay engine's
+ * (../xen-evtchn/shim/evr_shim.h): what the kernel's events_2l.c needs
+ * besides, to be compiled unchanged in user space as the policies rr
+ * (the series') and base (the released one) by real_2l.c.  The headers
+ * of this directory that events_2l.c includes are this one, but for
+ * kunit/'s two, KUnit's interfaces reduced to nothing.
  *
  * BITS_PER_LONG follows the compiler, except that a 32-bit xen_ulong_t
  * build models a 32-bit (x86-32) guest.
@@ -13,6 +14,7 @@
 #define __EVR_LAB_SHIM_H__
 
 #include "evr_shim.h"
+#include <linux/kconfig.h>	/* IS_ENABLED(), tools/include's */
 
 /* tools/include's <linux/compiler.h> has its own of these two. */
 #undef BITS_PER_LONG

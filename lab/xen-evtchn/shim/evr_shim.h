@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * User-space stand-ins for the kernel interfaces that the 2-level
- * replay engine (evtchn_2l_replay.c) uses, in the style of tools/testing/vma: each
- * <linux/...> and <xen/...> header they include resolves to this
+ * User-space stand-ins for the kernel interfaces that the 2-level replay
+ * engine (evtchn_2l_replay.c) uses, in the style of tools/testing/vma: each
+ * <linux/...> and <xen/...> header it includes resolves to this
  * directory and lands here, but for <linux/compiler.h>, tools/include's.
  *
  * EVR_XEN_ULONG_BITS picks xen_ulong_t: 64 by default (x86-64, and both

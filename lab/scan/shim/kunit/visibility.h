@@ -3,8 +3,6 @@
 #ifndef __EVR_KUNIT_VISIBILITY_H__
 #define __EVR_KUNIT_VISIBILITY_H__
 
-#include <linux/kconfig.h>
-
 #define VISIBLE_IF_KUNIT static
 #define EXPORT_SYMBOL_IF_KUNIT(symbol)
 
