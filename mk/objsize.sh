@@ -48,11 +48,11 @@ for arch in "${ARCHES[@]}"; do
 		git -C "$wt" checkout -q -f --detach "$rev"
 		kmake "$wt" "$o" "$arch" drivers/xen/events/events_2l.o >>"$log" 2>&1 </dev/null ||
 			die "building events_2l.o at $rev for $arch failed; see $log"
-		size=$(nm -S "$o/drivers/xen/events/events_2l.o" |
-			awk '$4 == "evtchn_2l_handle_events" { print strtonum("0x" $2) }')
-		[[ -n $size ]] ||
+		hex=$(nm -S "$o/drivers/xen/events/events_2l.o" |
+			awk '$4 == "evtchn_2l_handle_events" { print $2 }')
+		[[ $hex =~ ^[0-9a-f]+$ ]] ||
 			die "no evtchn_2l_handle_events in events_2l.o at $rev for $arch (inlined?)"
-		SIZE[$arch:$rev]=$size
+		SIZE[$arch:$rev]=$((16#$hex))
 	done
 done
 
