@@ -89,6 +89,8 @@ struct evtchn_2l_test_state {
 	unsigned int pass;
 	bool overflow;
 	unsigned long *list;		/* scratch bitmap */
+	u16 *expect;			/* the expected services */
+	char *want, *got;		/* expected and serviced, as text */
 };
 
 static bool evtchn_2l_test_pending(struct evtchn_2l_test_state *st,
@@ -281,6 +283,13 @@ static int evtchn_2l_test_init(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, st->serviced);
 	KUNIT_ASSERT_NOT_NULL(test, st->pass_of);
 	KUNIT_ASSERT_NOT_NULL(test, st->list);
+	st->expect = kunit_kcalloc(test, EVTCHN_2L_TEST_MAX, sizeof(*st->expect),
+				   GFP_KERNEL);
+	st->want = kunit_kmalloc(test, PAGE_SIZE, GFP_KERNEL);
+	st->got = kunit_kmalloc(test, PAGE_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, st->expect);
+	KUNIT_ASSERT_NOT_NULL(test, st->want);
+	KUNIT_ASSERT_NOT_NULL(test, st->got);
 
 	irq = irq_alloc_desc(NUMA_NO_NODE);
 	KUNIT_ASSERT_GE(test, irq, 0);
@@ -408,6 +417,14 @@ static void evtchn_2l_test_setup(struct evtchn_2l_test_state *st,
 		st->on_left[i] = r->on[i].times ?: 1;
 }
 
+/* Whether the upcall serviced exactly st->expect[0..@n - 1], in order. */
+static bool evtchn_2l_test_as_expected(struct evtchn_2l_test_state *st,
+				       unsigned int n)
+{
+	return n == st->nr_serviced &&
+	       !memcmp(st->expect, st->serviced, n * sizeof(*st->expect));
+}
+
 static void evtchn_2l_test_run_round(struct kunit *test,
 				     const struct evtchn_2l_test_case *c,
 				     unsigned int n)
@@ -415,16 +432,9 @@ static void evtchn_2l_test_run_round(struct kunit *test,
 	const struct evtchn_2l_test_round *r = &c->rounds[n];
 	struct evtchn_2l_test_state *st = test->priv;
 	unsigned int nr_expect, i, passes, port;
-	char *want, *got;
-	u16 *expect;
+	char *want = st->want, *got = st->got;
+	u16 *expect = st->expect;
 
-	want = kunit_kmalloc(test, PAGE_SIZE, GFP_KERNEL);
-	got = kunit_kmalloc(test, PAGE_SIZE, GFP_KERNEL);
-	expect = kunit_kcalloc(test, EVTCHN_2L_TEST_MAX, sizeof(*expect),
-			       GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, want);
-	KUNIT_ASSERT_NOT_NULL(test, got);
-	KUNIT_ASSERT_NOT_NULL(test, expect);
 	nr_expect = evtchn_2l_test_order(test, r->expect, expect,
 					 EVTCHN_2L_TEST_MAX);
 
@@ -439,9 +449,7 @@ static void evtchn_2l_test_run_round(struct kunit *test,
 	KUNIT_EXPECT_LT_MSG(test, passes, EVTCHN_2L_TEST_PASSES,
 			    "%s round %u: the upcall did not end", c->name,
 			    n + 1);
-	KUNIT_EXPECT_TRUE_MSG(test, nr_expect == st->nr_serviced &&
-			      !memcmp(expect, st->serviced,
-				      nr_expect * sizeof(*expect)),
+	KUNIT_EXPECT_TRUE_MSG(test, evtchn_2l_test_as_expected(st, nr_expect),
 			      "%s round %u (vCPU %u): expected %s, serviced %s",
 			      c->name, n + 1, r->vcpu,
 			      evtchn_2l_test_fmt(want, PAGE_SIZE, expect,
@@ -580,16 +588,8 @@ static void evtchn_2l_test_matches_reference(struct kunit *test)
 	struct evtchn_2l_test_state *st = test->priv;
 	struct rnd_state rnd;
 	unsigned int i, n, cursor;
-	char *want, *got;
-	u16 *expect;
-
-	want = kunit_kmalloc(test, PAGE_SIZE, GFP_KERNEL);
-	got = kunit_kmalloc(test, PAGE_SIZE, GFP_KERNEL);
-	expect = kunit_kcalloc(test, EVTCHN_2L_TEST_MAX, sizeof(*expect),
-			       GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, want);
-	KUNIT_ASSERT_NOT_NULL(test, got);
-	KUNIT_ASSERT_NOT_NULL(test, expect);
+	char *want = st->want, *got = st->got;
+	u16 *expect = st->expect;
 
 	kunit_info(test, "seed=%u", EVTCHN_2L_TEST_SEED);
 	prandom_seed_state(&rnd, EVTCHN_2L_TEST_SEED);
@@ -600,9 +600,7 @@ static void evtchn_2l_test_matches_reference(struct kunit *test)
 		st->nr_serviced = 0;
 		evtchn_2l_test_upcall(st, 0, 1);
 
-		KUNIT_ASSERT_TRUE_MSG(test, n == st->nr_serviced &&
-				      !memcmp(expect, st->serviced,
-					      n * sizeof(*expect)),
+		KUNIT_ASSERT_TRUE_MSG(test, evtchn_2l_test_as_expected(st, n),
 				      "state %u (cursor %u, timer %d): expected %s, serviced %s",
 				      i, cursor,
 				      st->has_timer[0] ? st->timer[0] : -1,
