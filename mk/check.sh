@@ -9,12 +9,21 @@
 #   x86_64-san, arm-san  x86_64 or arm with KASAN and UBSAN (shift, bounds);
 #                        on arm, where xen_ulong_t is wider than unsigned
 #                        long, a bad shift in the scan is a UBSAN report
+#   none                 no KUnit run
 # and then the live test on Xen (mk/xen-test.sh; XEN_TEST=0 leaves it out).
 set -euo pipefail
 # shellcheck source=mk/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 configs=${KUNIT_CONFIGS:-x86_64 arm64 arm x86_64-san arm-san}
+# KUNIT_CONFIGS=none: no KUnit run (the other steps still run).
+[[ $configs != none ]] || configs=
+for cfg in $configs; do
+	case $cfg in
+	x86_64 | arm64 | arm | x86_64-san | arm-san) ;;
+	*) die "KUNIT_CONFIGS: unknown configuration '$cfg' (x86_64 arm64 arm x86_64-san arm-san, or none)" ;;
+	esac
+done
 SANITIZERS="CONFIG_KASAN=y CONFIG_UBSAN=y CONFIG_UBSAN_SHIFT=y CONFIG_UBSAN_BOUNDS=y"
 
 passed=0 failed=0 skipped=0

@@ -216,7 +216,7 @@ say "$n patch(es) and a cover letter in $out/ (To: ${to[*]})"
 # commit ids of Fixes: tags and the like: don't let that fail the series.
 # FILE_PATH_CHANGES ("does MAINTAINERS need updating?") fires for any new
 # file; the series' new files are all covered by existing entries
-# (drivers/xen/ and, from patch 6, Documentation/virt/xen/ in XEN
+# (drivers/xen/ and, from patch 5, Documentation/virt/xen/ in XEN
 # HYPERVISOR INTERFACE).
 say "checkpatch --strict (not checked: commit ids in Fixes: etc., no upstream history; FILE_PATH_CHANGES, every new file has a MAINTAINERS entry)"
 # checkpatch's stderr (e.g. scripts/spdxcheck.py failing) goes to a log.
