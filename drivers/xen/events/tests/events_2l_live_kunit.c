@@ -58,6 +58,8 @@ struct live_port {
 	evtchn_port_t peer;
 	int irq;
 	unsigned int rearm;
+	/* Raised once by this port's handler, then cleared. */
+	struct live_port *also;
 	struct live_ctx *ctx;
 };
 
@@ -98,6 +100,10 @@ static irqreturn_t live_handler(int irq, void *dev_id)
 		ctx->log[ctx->log_len].port = lp->port;
 		ctx->log[ctx->log_len].cpu = smp_processor_id();
 		WRITE_ONCE(ctx->log_len, ctx->log_len + 1);
+	}
+	if (lp->also) {
+		notify_remote_via_evtchn(lp->also->peer);
+		lp->also = NULL;
 	}
 	if (lp->rearm) {
 		lp->rearm--;
@@ -545,6 +551,66 @@ static void evtchn_2l_live_test_flood_waits_a_pass(struct kunit *test)
 }
 
 /*
+ * A port above the cursor in the cursor's word, whose handler raises it
+ * again and a port of another word: the pass ends without handling the
+ * first port a second time, and the next one handles the other port
+ * before it, as it would any port raised during a pass.  (Scanning the
+ * cursor's word from its start at the end of the pass would handle the
+ * first port twice before the other.)
+ */
+static void evtchn_2l_live_test_start_word_split(struct kunit *test)
+{
+	unsigned int bits = BITS_PER_EVTCHN_WORD, i, try;
+	struct live_port *mid = NULL, *p = NULL, *x;
+	struct evtchn_2l_cursor cursor;
+	evtchn_port_t want[3];
+	struct live_ctx *ctx;
+	const char *want_s;
+
+	live_begin(test, 0);
+	ctx = live_setup_words(test);
+	/* Two ports in one word, the cursor to go right after the lower. */
+	for (i = 0; i + 1 < ctx->nr_ports && !p; i++) {
+		if (ctx->ports[i].port / bits == ctx->ports[i + 1].port / bits) {
+			mid = &ctx->ports[i];
+			p = &ctx->ports[i + 1];
+		}
+	}
+	KUNIT_ASSERT_NOT_NULL_MSG(test, p, "no two of %u ports in one word",
+				  ctx->nr_ports);
+	x = &ctx->ports[ctx->nr_ports - 1];
+	KUNIT_ASSERT_NE_MSG(test, x->port / bits, p->port / bits,
+			    "ports %u and %u in one word", p->port, x->port);
+	want[0] = p->port;
+	want[1] = x->port;
+	want[2] = p->port;
+	want_s = live_fmt(test, want, 3);
+
+	for (try = 0; try < 5; try++) {
+		live_move_cursor(test, ctx, mid);
+		p->rearm = 1;
+		p->also = x;
+		cursor = live_raise(test, ctx, &p, 1, 3, false, NULL);
+		/* Another port serviced meanwhile (an IPI) moved the cursor. */
+		if (cursor.port / bits != p->port / bits || cursor.port > p->port)
+			continue;
+		kunit_info(test, "cursor %u: expected %s, serviced %s\n",
+			   cursor.port, want_s, live_fmt_log(ctx));
+		KUNIT_EXPECT_EQ_MSG(test, ctx->log_len, 3U,
+				    "cursor %u: expected %s, serviced %s",
+				    cursor.port, want_s, live_fmt_log(ctx));
+		for (i = 0; i < min(3U, ctx->log_len); i++)
+			KUNIT_EXPECT_EQ_MSG(test, ctx->log[i].port, want[i],
+					    "cursor %u: expected %s, serviced %s",
+					    cursor.port, want_s,
+					    live_fmt_log(ctx));
+		return;
+	}
+	KUNIT_FAIL(test, "cursor never in port %u's word at or below it",
+		   p->port);
+}
+
+/*
  * Ports up to the last one the 2-level ABI has (4095): every port Xen has
  * left is allocated (but one, when their number is odd), and a set with a
  * port in each word from the case's first to word 63 (selector bits 32-63
@@ -646,6 +712,7 @@ static struct kunit_case evtchn_2l_live_test_cases[] = {
 	KUNIT_CASE(evtchn_2l_live_test_round_robin),
 	KUNIT_CASE(evtchn_2l_live_test_second_vcpu),
 	KUNIT_CASE(evtchn_2l_live_test_flood_waits_a_pass),
+	KUNIT_CASE(evtchn_2l_live_test_start_word_split),
 	KUNIT_CASE_SLOW(evtchn_2l_live_test_whole_range),
 	KUNIT_CASE(evtchn_2l_live_test_timer_first),
 	{}
