@@ -15,14 +15,14 @@ set -euo pipefail
 # shellcheck source=mk/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-configs=${KUNIT_CONFIGS:-x86_64 arm64 arm x86_64-san arm-san}
+# The configurations, in the order the default runs them.
+ALL_CONFIGS="x86_64 arm64 arm x86_64-san arm-san"
+configs=${KUNIT_CONFIGS:-$ALL_CONFIGS}
 # KUNIT_CONFIGS=none: no KUnit run (the other steps still run).
 [[ $configs != none ]] || configs=
 for cfg in $configs; do
-	case $cfg in
-	x86_64 | arm64 | arm | x86_64-san | arm-san) ;;
-	*) die "KUNIT_CONFIGS: unknown configuration '$cfg' (x86_64 arm64 arm x86_64-san arm-san, or none)" ;;
-	esac
+	[[ " $ALL_CONFIGS " == *" $cfg "* ]] ||
+		die "KUNIT_CONFIGS: unknown configuration '$cfg' ($ALL_CONFIGS, or none)"
 done
 SANITIZERS="CONFIG_KASAN=y CONFIG_UBSAN=y CONFIG_UBSAN_SHIFT=y CONFIG_UBSAN_BOUNDS=y"
 

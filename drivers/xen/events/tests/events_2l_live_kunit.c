@@ -396,6 +396,34 @@ static const char *live_fmt_log(struct live_ctx *ctx)
 }
 
 /*
+ * Check that the services logged are the @len ports of @want, in that
+ * order, all on @cpu; @want_s is @want formatted.  Stops at the first
+ * port out of order: the rest would only repeat it.
+ */
+static void live_expect_log(struct kunit *test, struct live_ctx *ctx,
+			    unsigned int cpu,
+			    const struct evtchn_2l_cursor *cursor,
+			    const evtchn_port_t *want, unsigned int len,
+			    const char *want_s)
+{
+	unsigned int i;
+
+	KUNIT_EXPECT_EQ_MSG(test, ctx->log_len, len,
+			    "cursor %u: expected %s, serviced %s",
+			    cursor->port, want_s, live_fmt_log(ctx));
+	for (i = 0; i < min(len, ctx->log_len); i++) {
+		KUNIT_EXPECT_EQ_MSG(test, ctx->log[i].port, want[i],
+				    "service %u: cursor %u: expected %s, serviced %s",
+				    i, cursor->port, want_s, live_fmt_log(ctx));
+		KUNIT_EXPECT_EQ_MSG(test, ctx->log[i].cpu, cpu,
+				    "port %u serviced on the wrong vCPU",
+				    ctx->log[i].port);
+		if (ctx->log[i].port != want[i])
+			break;
+	}
+}
+
+/*
  * Check that the services logged are @set's ports once each, on @cpu, in
  * the round-robin order from @cursor, then (with @rearm) @rearm services
  * of @flood.  Return how many of @set were below @cursor.
@@ -422,19 +450,7 @@ static unsigned int live_check_order(struct kunit *test, struct live_ctx *ctx,
 	kunit_info(test, "vCPU %u, cursor %u, %u of %u port(s) below it: %s\n",
 		   cpu, cursor->port, below, n, want_s);
 
-	KUNIT_EXPECT_EQ_MSG(test, ctx->log_len, len,
-			    "cursor %u: expected %s, serviced %s",
-			    cursor->port, want_s, live_fmt_log(ctx));
-	for (i = 0; i < min(len, ctx->log_len); i++) {
-		KUNIT_EXPECT_EQ_MSG(test, ctx->log[i].port, want[i],
-				    "service %u: cursor %u: expected %s, serviced %s",
-				    i, cursor->port, want_s, live_fmt_log(ctx));
-		KUNIT_EXPECT_EQ_MSG(test, ctx->log[i].cpu, cpu,
-				    "port %u serviced on the wrong vCPU",
-				    ctx->log[i].port);
-		if (ctx->log[i].port != want[i])
-			break;
-	}
+	live_expect_log(test, ctx, cpu, cursor, want, len, want_s);
 	return below;
 }
 
@@ -596,14 +612,7 @@ static void evtchn_2l_live_test_start_word_split(struct kunit *test)
 			continue;
 		kunit_info(test, "cursor %u: expected %s, serviced %s\n",
 			   cursor.port, want_s, live_fmt_log(ctx));
-		KUNIT_EXPECT_EQ_MSG(test, ctx->log_len, 3U,
-				    "cursor %u: expected %s, serviced %s",
-				    cursor.port, want_s, live_fmt_log(ctx));
-		for (i = 0; i < min(3U, ctx->log_len); i++)
-			KUNIT_EXPECT_EQ_MSG(test, ctx->log[i].port, want[i],
-					    "cursor %u: expected %s, serviced %s",
-					    cursor.port, want_s,
-					    live_fmt_log(ctx));
+		live_expect_log(test, ctx, 0, &cursor, want, 3, want_s);
 		return;
 	}
 	KUNIT_FAIL(test, "cursor never in port %u's word at or below it",
