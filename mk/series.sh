@@ -81,9 +81,11 @@ format_patch() {
 # The recipients: maintainers To, reviewers and lists Cc.
 format_patch "$tmp/draft"
 draft=("$tmp"/draft/*.patch)
+# --nofixes: build/linux has no upstream history to find the authors of
+# the commits named by Fixes: in (git would only print "fatal:" lines).
 getm() {
 	(cd "$LINUX" && ./scripts/get_maintainer.pl --nogit --nogit-fallback \
-		--norolestats --no-tree "$@" "${draft[@]:1}")
+		--nofixes --norolestats --no-tree "$@" "${draft[@]:1}")
 }
 mapfile -t to < <(getm --m --nor --nol)
 mapfile -t cc < <(getm --nom --r --l)
