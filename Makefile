@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # Top-level Makefile of the Xen 2-level event-channel scanner series.
 # The work is done by the scripts in mk/; see README.md.
 #

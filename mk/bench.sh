@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # mk/bench.sh: build evtchn-bench (lab/scan/bench.c) into
 # build/bench/ and run it: instructions and nanoseconds per serviced port
 # of one upcall, for the rr, base and lowest scans, on a set of

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # mk/bisect-build.sh: check that every commit of the series builds.  Each
 # commit base..HEAD of build/linux is checked out in the git worktree
 # build/bisect (build/linux itself is left alone) and drivers/xen/ is built
@@ -89,7 +90,7 @@ for i in "${!commits[@]}"; do
 			if [[ -n $new ]]; then
 				failed=$((failed + 1))
 				printf '%s:       %-7s NEW WARNINGS  (log: %s)\n' "$PROG" "$arch" "$log"
-				sed 's/^/        /' <<<"$new"
+				printf '        %s\n' "${new//$'\n'/$'\n'        }"
 				continue
 			fi
 			printf '%s:       %-7s OK    %s\n' "$PROG" "$arch" "$(fmt_time $((SECONDS - t0)))"

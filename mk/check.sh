@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # mk/check.sh: the KUnit part of 'make check', then its summary line.
 #
 # Runs the suite (mk/kunit.sh) in each configuration of KUNIT_CONFIGS
@@ -86,6 +87,24 @@ if [[ ${SERIES_TEST:-1} != 0 && $SERIES_BASE == "$MAIN_BASE" ]]; then
 		failed=$((failed + 1))
 		results+=("$(printf '%-12s %4d passed, %d failed  (%s)' series 0 1 "$out")")
 	fi
+fi
+
+# Then shellcheck (-x, its default severity) on every shell script of the
+# repo: *.sh and the files with a sh or bash #! line.  Counts one.
+say "== shellcheck"
+out=$LOGS/shellcheck.out
+mapfile -t scripts < <(cd "$ROOT" && git ls-files | while read -r f; do
+	[[ $f == *.sh ]] || grep -qE '^#!.*/(env )?(ba)?sh' < <(head -n 1 "$f") &&
+		echo "$f"
+done)
+((${#scripts[@]})) || die "shellcheck: no shell script found (git ls-files in $ROOT)"
+if (cd "$ROOT" && shellcheck -x "${scripts[@]}") >"$out" 2>&1; then
+	passed=$((passed + 1))
+	results+=("$(printf '%-12s %4d passed, %d failed  (%s, %d scripts)' shellcheck 1 0 "$out" "${#scripts[@]}")")
+else
+	head -n 20 "$out"
+	failed=$((failed + 1))
+	results+=("$(printf '%-12s %4d passed, %d failed  (%s)' shellcheck 0 1 "$out")")
 fi
 
 # Then the fuzzers (mk/fuzz.sh), FUZZ_SECS (60) seconds each; each target

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # mk/deb.sh: the patched kernel as Debian packages, through the kernel's own
 # bindeb-pkg, built in build/kbuild-x86_64 (the build directory of 'make')
 # with LOCALVERSION (default -evtchn-rr, naming the series), configured as
@@ -58,7 +59,8 @@ grep -qx 'CONFIG_XEN_DOM0=y' <<<"$config" ||
 	die "$image: CONFIG_XEN_DOM0 is not =y in its config"
 nmods=$(grep -c '\.ko$' <<<"$contents" || true)
 ((nmods > 0)) || die "$image holds no module"
-say "packages in $OUT/: $(cd "$OUT" && ls linux-*.deb | tr '\n' ' ')"
+debs=("$OUT"/linux-*.deb)
+say "packages in $OUT/: ${debs[*]##*/}"
 say "checked $(basename "$image"): boot/vmlinuz-$krel, boot/config-$krel with CONFIG_XEN_DOM0=y, $nmods modules"
 say "install on a Debian dom0 beside Xen (xen-system-amd64; its GRUB scripts add the 'with Xen hypervisor' entries):"
 say "  apt install ./$(basename "$image")"

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # mk/deps.sh: make sure the Debian packages listed in mk/packages, and the
 # base's linux-source package (BASE, or patches/V/BASE for BASE=V), are
 # there.  Installs the missing ones when run as root, fails otherwise.  A

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
 """mk/fairness.py TOOL SCENARIOS OUT: the fairness report behind mk/fairness.sh.
 
 Runs every SCENARIOS/*.replay with TOOL (evtchn-replay) under each policy

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # mk/fairness.sh: replay the fairness scenarios
 # (lab/fairness/*.replay) under the rr, base and
 # lowest scans and report per-guest services, max/min, Jain's index and

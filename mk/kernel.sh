@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # mk/kernel.sh: build a dom0-capable x86_64 kernel from build/linux, out of
 # tree in build/kbuild-x86_64, and put bzImage, config, System.map and a
 # modules tarball in build/out/.

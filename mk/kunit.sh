@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # mk/kunit.sh [ARCH]: run the series' KUnit suite (drivers/xen/events/tests/
 # .kunitconfig) with tools/testing/kunit/kunit.py under QEMU for ARCH
 # (x86_64 by default, arm64, arm), building in build/kunit-ARCH (kept

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 # mk/lib.sh: helpers shared by the mk/*.sh scripts.  Source it, don't run it.
 #
@@ -67,7 +68,7 @@ fmt_time() {
 read_pin() {
 	local pin=${BASE_PIN#"$ROOT"/}
 	[[ -r $BASE_PIN ]] || die "$pin missing"
-	BASE_PKG= BASE_VER= BASE_SUITE=
+	BASE_PKG='' BASE_VER='' BASE_SUITE=''
 	read -r BASE_PKG BASE_VER BASE_SUITE _ <"$BASE_PIN" || true
 	[[ -n $BASE_PKG && -n $BASE_VER ]] ||
 		die "$pin:1: expected '<package> <version> [<suite>]'"

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # mk/series.sh: export build/linux's base..HEAD as a mail-ready series in
 # build/series/ and check it:
 #  - every patch signed off by the sender: SIGNOFF="Name <mail>", else the
@@ -108,7 +109,7 @@ for f in "$BUILD/out/objsize.txt" "$BUILD/out/bench.txt"; do
 		figures+=("$f")
 	fi
 done
-python3 - "$cover" "$ROOT/mk/cover-letter.in" "$measured" "$LINUX" "${figures[@]}" <<'EOF'
+python3 - "${cover[0]}" "$ROOT/mk/cover-letter.in" "$measured" "$LINUX" "${figures[@]}" <<'EOF'
 import re, subprocess, sys, textwrap
 
 cover_path, template_path, measured_path, linux, *figure_paths = sys.argv[1:]
@@ -252,7 +253,7 @@ say "checkpatch --strict: all $n patch(es) clean"
 mapfile -t docs < <(git diff --name-only --diff-filter=A base..HEAD -- \
 	'drivers/*.h' 'drivers/*.c')
 if ! kdoc=$(./scripts/kernel-doc -none -Wall "${docs[@]}" 2>&1) || [[ -n $kdoc ]]; then
-	echo "$kdoc" | sed 's/^/        /'
+	printf '        %s\n' "${kdoc//$'\n'/$'\n'        }"
 	die "kernel-doc -none -Wall: warnings in the series' files"
 fi
 say "kernel-doc -none -Wall: ${#docs[@]} new source files clean"
@@ -262,5 +263,5 @@ PATH=/usr/bin:$PATH make O="$BUILD/docs" SPHINXDIRS=virt htmldocs >"$doclog" 2>&
 	die "make SPHINXDIRS=virt htmldocs failed; see $doclog"
 mapfile -t ours < <(git diff --name-only base..HEAD -- Documentation 'drivers/*.h')
 new=$(grep -E 'WARNING|ERROR' "$doclog" | grep -F "${ours[@]/#/-e}" || true)
-[[ -z $new ]] || { echo "$new" | sed 's/^/        /'; die "htmldocs: warnings in the series' files; see $doclog"; }
+[[ -z $new ]] || { printf '        %s\n' "${new//$'\n'/$'\n'        }"; die "htmldocs: warnings in the series' files; see $doclog"; }
 say "htmldocs: no warning in the series' files (${#ours[@]} files; $(grep -cE 'WARNING|ERROR' "$doclog" || true) warning(s) in virt/ files the series does not touch)"

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # mk/tree.sh: build build/linux, a git repository holding the pinned Linux
 # base (tag "base", one reproducible commit extracted from the Debian
 # linux-source tarball named in BASE) with patches/series applied on top,

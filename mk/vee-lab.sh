@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # mk/vee-lab.sh: 'make vee-lab', the original report's experiment live
 # (Xen bug 1115; Ongaro, Cox, Rixner, VEE 2008): 7 guests receiving TCP
 # streams through dom0, on Xen 4.17 in QEMU, with three dom0 kernels that

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # mk/xen-test.sh: 'make xen-test', the series on a live Xen.
 #
 # Boots Debian's Xen 4.17 under QEMU (TCG) with the x86_64 KUnit kernel

@@ -1,5 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
+# The checks are strings for eval, expanded when evaluated:
+# shellcheck disable=SC2016
 #
 # test-vee.sh: host-only self-test of lab/vee (README.md): no QEMU, no Xen.
 #
@@ -107,12 +109,12 @@ n='[0-9]+'
 recv_re="^vee: guest=$n bytes=$n secs=$n\\.[0-9]{3} mbps=$n\\.[0-9]{2} conns=$n\$"
 
 # --- build ---------------------------------------------------------------
-cflags="-O2 -Wall -Wextra -Werror"
-check "build vee-recv" gcc $cflags -o "$tmp/vee-recv" "$here/vee-recv.c"
-check "build vee-send" gcc $cflags -o "$tmp/vee-send" "$here/vee-send.c"
+cflags=(-O2 -Wall -Wextra -Werror)
+check "build vee-recv" gcc "${cflags[@]}" -o "$tmp/vee-recv" "$here/vee-recv.c"
+check "build vee-send" gcc "${cflags[@]}" -o "$tmp/vee-send" "$here/vee-send.c"
 static_ok()
 {
-	gcc $cflags -static -o "$tmp/vee-recv.static" "$here/vee-recv.c" &&
+	gcc "${cflags[@]}" -static -o "$tmp/vee-recv.static" "$here/vee-recv.c" &&
 		! readelf -l "$tmp/vee-recv.static" | grep -q INTERP
 }
 check "build vee-recv -static (no ELF interpreter)" static_ok
@@ -243,12 +245,14 @@ sleep 0.3
 	>"$tmp/busy2.out" 2>"$tmp/busy2.err"
 rc=$?
 kill "${rpid[1]}" 2>/dev/null
+# shellcheck disable=SC2034 # read by the eval below
 want="vee-recv: bind 127.0.0.1 port $((base + 1)): Address already in use"
 check "bind in use: vee-recv exits 2 with one line naming bind" \
 	eval '[ "$rc" = 2 ] && [ ! -s "$tmp/busy2.out" ] &&
 	[ "$(cat "$tmp/busy2.err")" = "$want" ]'
 for args in "--port 5001" "--guest 1 --port 0" "--guest 1 --secs x" \
 	    "--guest 1 --bind nowhere" "--guest 1 --frob 2" "--guest 1 7"; do
+	# shellcheck disable=SC2086 # $args is a command line: split it
 	"$tmp/vee-recv" $args >"$tmp/arg.out" 2>"$tmp/arg.err"
 	rc=$?
 	check "vee-recv $args: exit 2, one usage line" \
@@ -259,6 +263,7 @@ done
 for args in "--secs 1" "--mode bulk" "--secs 1 --mode tiny" \
 	    "--secs 0 --mode bulk" "--secs 1 --mode bulk --guests 0" \
 	    "--secs 1 --mode bulk --base-port 65530"; do
+	# shellcheck disable=SC2086 # $args is a command line: split it
 	"$tmp/vee-send" $args >"$tmp/arg.out" 2>"$tmp/arg.err"
 	rc=$?
 	check "vee-send $args: exit 2, one usage line" \

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=sh
 # lab/xen/xen-tools.sh: start_tools, sourced by the dom0 inits of the live
 # rigs (lab/xen/dom0-init, lab/vee/dom0-init), installed in their
