@@ -13,7 +13,7 @@ MAKEFLAGS += --no-print-directory
 
 ARCH ?= x86_64
 
-.PHONY: all deps tree kunit replay-check check series bisect-build clean \
+.PHONY: all deps tree refresh kunit replay-check check series bisect-build clean \
 	bench fairness xen-test fuzz fuzz-long deb vee-lab vee-report objsize
 
 # Default: the patched, dom0-capable x86_64 kernel in build/out/
@@ -51,6 +51,10 @@ replay-check: tree
 check: replay-check
 	@mk/check.sh
 
+# build/linux's commits back into patches/ and the new files (mk/refresh.sh;
+# BASE=V: into patches/V/), checked by rebuilding the tree from them.
+refresh: deps
+	@mk/refresh.sh
 # The series as mail in build/series/, checked by checkpatch.pl --strict.
 series: tree
 	@mk/series.sh

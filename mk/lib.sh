@@ -265,3 +265,107 @@ lab_make() {
 	make -C "$ROOT/lab/scan" -s OUTPUT="$out/" RR_SRC="$rr" \
 		BASE_SRC="$BASE_SRC" KERNEL="$LINUX" "$@"
 }
+
+# project_files PATH...: the repo's files below PATH... (tracked or untracked,
+# but not ignored by .gitignore), one per line, sorted.
+project_files() {
+	local f
+	git ls-files -z -c -o --exclude-standard -- "$@" |
+		while IFS= read -r -d '' f; do
+			if [[ -f $f ]]; then printf '%s\n' "$f"; fi
+		done | sort -u
+}
+
+# read_series: parse patches/series and, for a backport base, patches/V/series
+# (run from $ROOT).  Sets, per entry in order, E_PATCH (the patch file
+# name), E_PATHS (the new paths as listed, space-separated) and E_FILES
+# (the repo files they stand for, newline-separated); CLAIMED[file]=patch;
+# REPLACE[patch]=patches/V/patch and FOLD[patch]=patches/V/fix.diff of the
+# variant, and variant_files, the variant's files.  Dies, naming the file
+# and line, on a malformed entry.
+read_series() {
+	# patches/V/series: "replace NAME.patch" (patches/V/NAME.patch instead of
+	# patches/NAME.patch) or "fold NAME.patch FIX.diff" (patches/V/FIX.diff
+	# applied after NAME's commit is made and folded into it).
+	local lineno line words where patch files sub p f vdir
+	declare -gA REPLACE=() FOLD=()
+	variant_files=()
+	if [[ -n $BASE_VARIANT ]]; then
+		vdir=${BASE_VARIANT#"$ROOT"/}
+		[[ -f $vdir/series ]] || die "$vdir/series missing"
+		variant_files+=("$vdir/series")
+		lineno=0
+		while IFS= read -r line || [[ -n $line ]]; do
+			lineno=$((lineno + 1))
+			line=${line%%#*}
+			read -ra words <<<"$line"
+			((${#words[@]})) || continue
+			where="$vdir/series:$lineno"
+			case ${words[0]}:${#words[@]} in
+			replace:2)
+				[[ -f $vdir/${words[1]} ]] || die "$where: $vdir/${words[1]} not found"
+				REPLACE[${words[1]}]=$vdir/${words[1]}
+				variant_files+=("$vdir/${words[1]}")
+				;;
+			fold:3)
+				[[ -f $vdir/${words[2]} ]] || die "$where: $vdir/${words[2]} not found"
+				[[ -z ${FOLD[${words[1]}]:-} ]] || die "$where: a second fold into ${words[1]}"
+				FOLD[${words[1]}]=$vdir/${words[2]}
+				variant_files+=("$vdir/${words[2]}")
+				;;
+			*) die "$where: expected 'replace NAME.patch' or 'fold NAME.patch FIX.diff'" ;;
+			esac
+		done <"$vdir/series"
+	fi
+
+	[[ -f patches/series ]] || die "patches/series missing"
+	E_PATCH=()  # per entry: patch file name
+	E_FILES=()  # per entry: its new files, newline-separated
+	declare -gA CLAIMED=() SEEN_PATCH=()
+	E_PATHS=()
+	# An entry goes on over the lines that follow it and start with blanks;
+	# "LINENO<tab>ENTRY" per entry.
+	series_entries() {
+		awk '{ sub(/#.*/, "") }
+		     /^[ \t]/ && n { e = e " " $0; next }
+		     NF { if (n) print n "\t" e; n = NR; e = $0 }
+		     END { if (n) print n "\t" e }' patches/series
+	}
+	while IFS=$'\t' read -r lineno line; do
+		where="patches/series:$lineno"
+		read -ra words <<<"$line"
+		((${#words[@]})) || continue
+		patch=${words[0]}
+		[[ $patch == *.patch && $patch != */* ]] ||
+			die "$where: '$patch' is not a patch file name (NNNN-name.patch)"
+		[[ -f patches/$patch ]] || die "$where: patches/$patch not found"
+		[[ -z ${SEEN_PATCH[$patch]:-} ]] || die "$where: $patch is listed twice"
+		SEEN_PATCH[$patch]=1
+		files=()
+		for p in "${words[@]:1}"; do
+			p=${p%/}
+			case /$p/ in
+			//* | */../* | */./*) die "$where: '$p' must be a repo-root-relative path without '.' or '..'" ;;
+			esac
+			if [[ -d $p ]]; then
+				mapfile -t sub < <(project_files "$p")
+				((${#sub[@]})) || die "$where: directory $p contains no files"
+				files+=("${sub[@]}")
+			elif [[ -f $p ]]; then
+				files+=("$p")
+			else
+				die "$where: $p: listed new file does not exist in the repo"
+			fi
+		done
+		for f in "${files[@]}"; do
+			[[ -z ${CLAIMED[$f]:-} ]] || die "$where: $f is already listed for ${CLAIMED[$f]}"
+			CLAIMED[$f]=$patch
+		done
+		E_PATCH+=("$patch")
+		E_PATHS+=("${words[*]:1}")
+		E_FILES+=("$(printf '%s\n' "${files[@]}")")
+	done < <(series_entries)
+	for p in "${!REPLACE[@]}" "${!FOLD[@]}"; do
+		[[ -n ${SEEN_PATCH[$p]:-} ]] || die "$vdir/series names $p, which is not in patches/series"
+	done
+}

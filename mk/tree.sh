@@ -25,16 +25,6 @@ KERNEL_PATHS=(drivers Documentation tools include arch scripts kernel lib MAINTA
 
 g() { git -C "$LINUX" "$@"; }
 
-# project_files PATH...: the repo's files below PATH... (tracked or untracked,
-# but not ignored by .gitignore), one per line, sorted.
-project_files() {
-	local f
-	git ls-files -z -c -o --exclude-standard -- "$@" |
-		while IFS= read -r -d '' f; do
-			if [[ -f $f ]]; then printf '%s\n' "$f"; fi
-		done | sort -u
-}
-
 # ---------------------------------------------------------------- BASE ---
 pin=${BASE_PIN#"$ROOT"/}
 read_pin
@@ -50,89 +40,8 @@ if [[ $inst_ver != "$base_ver" ]]; then
 	warn "$pin pins $base_pkg $base_ver but ${inst_ver:-an unknown version} is installed; continuing with the installed one"
 fi
 
-# ------------------------------------------------------------- variant ---
-# patches/V/series: "replace NAME.patch" (patches/V/NAME.patch instead of
-# patches/NAME.patch) or "fold NAME.patch FIX.diff" (patches/V/FIX.diff
-# applied after NAME's commit is made and folded into it).
-declare -A REPLACE=() FOLD=()
-variant_files=()
-if [[ -n $BASE_VARIANT ]]; then
-	vdir=${BASE_VARIANT#"$ROOT"/}
-	[[ -f $vdir/series ]] || die "$vdir/series missing"
-	variant_files+=("$vdir/series")
-	lineno=0
-	while IFS= read -r line || [[ -n $line ]]; do
-		lineno=$((lineno + 1))
-		line=${line%%#*}
-		read -ra words <<<"$line"
-		((${#words[@]})) || continue
-		where="$vdir/series:$lineno"
-		case ${words[0]}:${#words[@]} in
-		replace:2)
-			[[ -f $vdir/${words[1]} ]] || die "$where: $vdir/${words[1]} not found"
-			REPLACE[${words[1]}]=$vdir/${words[1]}
-			variant_files+=("$vdir/${words[1]}")
-			;;
-		fold:3)
-			[[ -f $vdir/${words[2]} ]] || die "$where: $vdir/${words[2]} not found"
-			[[ -z ${FOLD[${words[1]}]:-} ]] || die "$where: a second fold into ${words[1]}"
-			FOLD[${words[1]}]=$vdir/${words[2]}
-			variant_files+=("$vdir/${words[2]}")
-			;;
-		*) die "$where: expected 'replace NAME.patch' or 'fold NAME.patch FIX.diff'" ;;
-		esac
-	done <"$vdir/series"
-fi
-
-# -------------------------------------------------------------- series ---
-[[ -f patches/series ]] || die "patches/series missing"
-E_PATCH=()  # per entry: patch file name
-E_FILES=()  # per entry: its new files, newline-separated
-declare -A CLAIMED=() SEEN_PATCH=()
-# An entry goes on over the lines that follow it and start with blanks;
-# "LINENO<tab>ENTRY" per entry.
-series_entries() {
-	awk '{ sub(/#.*/, "") }
-	     /^[ \t]/ && n { e = e " " $0; next }
-	     NF { if (n) print n "\t" e; n = NR; e = $0 }
-	     END { if (n) print n "\t" e }' patches/series
-}
-while IFS=$'\t' read -r lineno line; do
-	where="patches/series:$lineno"
-	read -ra words <<<"$line"
-	((${#words[@]})) || continue
-	patch=${words[0]}
-	[[ $patch == *.patch && $patch != */* ]] ||
-		die "$where: '$patch' is not a patch file name (NNNN-name.patch)"
-	[[ -f patches/$patch ]] || die "$where: patches/$patch not found"
-	[[ -z ${SEEN_PATCH[$patch]:-} ]] || die "$where: $patch is listed twice"
-	SEEN_PATCH[$patch]=1
-	files=()
-	for p in "${words[@]:1}"; do
-		p=${p%/}
-		case /$p/ in
-		//* | */../* | */./*) die "$where: '$p' must be a repo-root-relative path without '.' or '..'" ;;
-		esac
-		if [[ -d $p ]]; then
-			mapfile -t sub < <(project_files "$p")
-			((${#sub[@]})) || die "$where: directory $p contains no files"
-			files+=("${sub[@]}")
-		elif [[ -f $p ]]; then
-			files+=("$p")
-		else
-			die "$where: $p: listed new file does not exist in the repo"
-		fi
-	done
-	for f in "${files[@]}"; do
-		[[ -z ${CLAIMED[$f]:-} ]] || die "$where: $f is already listed for ${CLAIMED[$f]}"
-		CLAIMED[$f]=$patch
-	done
-	E_PATCH+=("$patch")
-	E_FILES+=("$(printf '%s\n' "${files[@]}")")
-done < <(series_entries)
-for p in "${!REPLACE[@]}" "${!FOLD[@]}"; do
-	[[ -n ${SEEN_PATCH[$p]:-} ]] || die "$vdir/series names $p, which is not in patches/series"
-done
+# ------------------------------------------------------------- series ---
+read_series
 
 unclaimed=()
 while IFS= read -r f; do
@@ -190,6 +99,18 @@ head=$(g rev-parse HEAD)
 if [[ -f $stamp && $(cat "$stamp") == "$fingerprint $head" ]]; then
 	say "${LINUX#"$ROOT"/} up to date"
 	exit 0
+fi
+# Never discard commits this script did not make: HEAD must be where it
+# left the tree.
+made=
+[[ ! -f $stamp ]] || made=$(cut -d' ' -f2 "$stamp")
+if [[ -n $made && $head != "$made" ]]; then
+	if g merge-base --is-ancestor "$made" "$head" 2>/dev/null; then
+		what="$(g rev-list --count "$made..$head") commit(s) on top of the series (the last: $(g log -1 --format='%h %s' "$head"))"
+	else
+		what="HEAD $(g log -1 --format='%h %s' "$head"), not the series as make tree left it (${made:0:12})"
+	fi
+	die "${LINUX#"$ROOT"/} has $what: to keep them, make each series commit hold its own change (git -C ${LINUX#"$ROOT"/} rebase -i base; a new commit needs its patches/series entry) and run 'make${BASE_VARIANT:+ BASE=$SERIES_BASE} refresh'; to drop them, 'git -C ${LINUX#"$ROOT"/} reset --hard ${made:0:12}'"
 fi
 
 if [[ -n ${new_files[*]} ]]; then
