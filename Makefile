@@ -13,28 +13,35 @@ MAKEFLAGS += --no-print-directory
 
 ARCH ?= x86_64
 
-.PHONY: all deps tree refresh kunit replay-check check series bisect-build clean \
+# '## TARGET: what it does' above each target is what make help prints
+# (mk/check.sh checks that every target has one).
+.PHONY: help all deps tree refresh kunit replay-check check series bisect-build clean \
 	bench fairness xen-test fuzz fuzz-long deb vee-lab vee-report objsize
 
 # Default: the patched, dom0-capable x86_64 kernel in build/out/
 # (mk/kernel.sh; KCONFIG=/path/to/.config replaces defconfig + xen.config).
+## all: the patched, dom0-capable x86_64 kernel in build/out/ (KCONFIG= replaces defconfig + xen.config)
 all: tree
 	@mk/kernel.sh
 
 # The patched kernel as Debian packages (bindeb-pkg) in build/out/
 # (mk/deb.sh; LOCALVERSION=-evtchn-rr, KCONFIG= as for 'make').
+## deb: the patched kernel as Debian packages in build/out/ (LOCALVERSION=, KCONFIG=)
 deb: tree
 	@mk/deb.sh
 
+## deps: install the Debian packages of mk/packages; fetch the base linux-source
 deps:
 	@mk/deps.sh
 
 # build/linux: base + patches/series, one commit per entry (mk/tree.sh).
+## tree: build/linux: the base plus patches/series, one commit per patch
 tree: deps
 	@mk/tree.sh
 
 # The KUnit suite under QEMU (mk/kunit.sh): ARCH=x86_64|arm64|arm,
 # KUNIT_KCONFIG_ADD="CONFIG_...=y ...", KUNIT_BUILD_DIR=<name in build/>.
+## kunit: the KUnit suites under QEMU for ARCH=x86_64|arm64|arm (KUNIT_KCONFIG_ADD=, KUNIT_BUILD_DIR=)
 kunit: tree
 	@mk/kunit.sh $(ARCH)
 
@@ -42,27 +49,33 @@ kunit: tree
 # (lab/scan/), its policies rr and base the series' and the released
 # events_2l.c of build/linux compiled unchanged, on the host and for
 # 32-bit Arm (there also with base = the released one plus the width fixes).
+## replay-check: the lab's replay tests: the series' and the released events_2l.c in user space
 replay-check: tree
 	@mk/replay.sh check
 
 # Userspace replay tests, then the KUnit suite on x86_64, arm64, arm and
 # x86_64 with KASAN+UBSAN (mk/check.sh; KUNIT_CONFIGS="x86_64 ..." picks a
 # subset); one summary line at the end.
+## check: every test: replay, KUnit (KUNIT_CONFIGS=), shellcheck, make series, fuzzing, live on Xen
 check: replay-check
 	@mk/check.sh
 
 # build/linux's commits back into patches/ and the new files (mk/refresh.sh;
 # BASE=V: into patches/V/), checked by rebuilding the tree from them.
+## refresh: build/linux's commits back into patches/ and the new files
 refresh: deps
 	@mk/refresh.sh
 # The series as mail in build/series/, checked by checkpatch.pl --strict.
+## series: the series as mail in build/series/, checked (SIGNOFF=, AUTHOR=, V=)
 series: tree
 	@mk/series.sh
 
 # Every commit of the series must build drivers/xen/ for x86_64 and arm.
+## bisect-build: drivers/xen/ at every commit of the series, x86_64 and arm, W=1 and sparse
 bisect-build: tree
 	@mk/bisect-build.sh
 
+## clean: remove build/ (the ccache stays)
 clean:
 	rm -rf build
 
@@ -72,15 +85,18 @@ clean:
 # (mk/bench.sh, lab/scan/bench.c, table in build/out/bench.txt).  fairness: per-guest services in the
 # replay scenarios of lab/fairness/ (mk/fairness.sh, build/out/fairness.txt
 # and build/out/fairness-<scenario>.png).
+## bench: instructions and ns per serviced port of rr, base and lowest (build/out/bench.txt)
 bench: tree
 	@mk/bench.sh
 
 # The object size of evtchn_2l_handle_events() for x86_64 and arm at the
 # base and at each commit of the series changing events_2l.c
 # (mk/objsize.sh, build/out/objsize.txt).
+## objsize: evtchn_2l_handle_events()'s size at the base and each commit (build/out/objsize.txt)
 objsize: tree
 	@mk/objsize.sh
 
+## fairness: per-guest services in the replay scenarios of lab/fairness/ (build/out/fairness*)
 fairness: tree
 	@mk/fairness.sh
 
@@ -90,6 +106,7 @@ fairness: tree
 # exchange dom0<->guest; one line per stage, logs in build/logs/xen-test-*.
 # KERNEL=build/out/linux-image-...deb boots that package's kernel instead,
 # with its modules (logs build/logs/xen-test-pkg-*).
+## xen-test: the series live on Xen 4.17 under QEMU, dom0 and PV guest (KERNEL=...deb)
 xen-test: tree
 	@mk/xen-test.sh
 
@@ -99,9 +116,11 @@ xen-test: tree
 # FUZZ_SECS (60) each; FUZZ_MERGE=1 minimizes the corpora back into
 # lab/fuzz/corpus/.  fuzz-long: the differential as a plain seeded loop,
 # FUZZ_PASSES (10^7) passes on the host and on 32-bit Arm (qemu-arm-static).
+## fuzz: the libFuzzer fuzzers, FUZZ_SECS (60) each (FUZZ_MERGE=1)
 fuzz: tree
 	@mk/fuzz.sh
 
+## fuzz-long: the differential as a seeded loop, FUZZ_PASSES, host and 32-bit Arm
 fuzz-long: tree
 	@mk/fuzz.sh long
 
@@ -111,8 +130,18 @@ fuzz-long: tree
 # and noisy (VARIANTS=; small too), RUNS (3) runs of SECS (180) seconds;
 # tables and chart in build/out/vee.{txt,png}.  vee-report: the same
 # tables and chart again from the boots' serial logs, without booting.
+## vee-lab: the report's 7-guest experiment live on Xen (KERNELS=, VARIANTS=, RUNS=, SECS=)
 vee-lab: tree
 	@mk/vee-lab.sh
 
+## vee-report: make vee-lab's tables and chart again from its serial logs
 vee-report:
 	@mk/vee-lab.sh --report
+
+## help: this list
+help:
+	@echo 'Targets (BASE=7.3, the default, or BASE=6.12|6.1 for a backport):'
+	@sed -n 's/^## \([^:]*\): /  \1\t/p' $(firstword $(MAKEFILE_LIST)) | expand -t 16
+	@echo 'Variables: BASE ARCH KCONFIG KUNIT_CONFIGS KUNIT_KCONFIG_ADD KUNIT_BUILD_DIR'
+	@echo '  SIGNOFF AUTHOR V FUZZ FUZZ_SECS FUZZ_MERGE FUZZ_PASSES XEN_TEST KERNEL'
+	@echo '  KERNELS VARIANTS RUNS SECS (see README.md)'

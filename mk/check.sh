@@ -107,6 +107,19 @@ else
 	results+=("$(printf '%-12s %4d passed, %d failed  (%s)' shellcheck 0 1 "$out")")
 fi
 
+# Then make help's list: every .PHONY target of the Makefile has its
+# "## TARGET: ..." line and no such line names something else.  Counts one.
+phony=$(sed -n '/^\.PHONY:/,/[^\\]$/p' "$ROOT/Makefile" | sed 's/^\.PHONY://; s/\\//g' | xargs -n1 | sort)
+helped=$(sed -n 's/^## \([^:]*\): .*/\1/p' "$ROOT/Makefile" | sort)
+if [[ -n $phony && $phony == "$helped" ]]; then
+	passed=$((passed + 1))
+	results+=("$(printf '%-12s %4d passed, %d failed  (%d targets)' help 1 0 "$(wc -l <<<"$phony")")")
+else
+	say "make help: targets without a '## TARGET:' line, or lines without a target: $(comm -3 <(echo "$phony") <(echo "$helped") | xargs)"
+	failed=$((failed + 1))
+	results+=("$(printf '%-12s %4d passed, %d failed' help 0 1)")
+fi
+
 # Then the fuzzers (mk/fuzz.sh), FUZZ_SECS (60) seconds each; each target
 # counts one.  FUZZ=0 leaves them out.
 if [[ ${FUZZ:-1} != 0 ]]; then
