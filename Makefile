@@ -144,4 +144,4 @@ help:
 	@sed -n 's/^## \([^:]*\): /  \1\t/p' $(firstword $(MAKEFILE_LIST)) | expand -t 16
 	@echo 'Variables: BASE ARCH KCONFIG KUNIT_CONFIGS KUNIT_KCONFIG_ADD KUNIT_BUILD_DIR'
 	@echo '  SIGNOFF AUTHOR V FUZZ FUZZ_SECS FUZZ_MERGE FUZZ_PASSES XEN_TEST KERNEL'
-	@echo '  KERNELS VARIANTS RUNS SECS (see README.md)'
+	@echo '  KERNELS VARIANTS RUNS SECS (see docs/ and lab/ for each)'

@@ -108,14 +108,19 @@ else
 fi
 
 # Then make help's list: every .PHONY target of the Makefile has its
-# "## TARGET: ..." line and no such line names something else.  Counts one.
+# "## TARGET: ..." line and no such line names something else, and
+# README.md's table of targets names the same.  Counts one.
 phony=$(sed -n '/^\.PHONY:/,/[^\\]$/p' "$ROOT/Makefile" | sed 's/^\.PHONY://; s/\\//g' | xargs -n1 | sort)
 helped=$(sed -n 's/^## \([^:]*\): .*/\1/p' "$ROOT/Makefile" | sort)
-if [[ -n $phony && $phony == "$helped" ]]; then
+# README.md's table of targets: its rows "| `make TARGET` | ... |".
+# shellcheck disable=SC2016 # the backquotes are Markdown's
+readme=$(sed -n 's/^| `make \([a-z0-9-]*\)` |.*/\1/p' "$ROOT/README.md" | sort)
+if [[ -n $phony && $phony == "$helped" && $phony == "$readme" ]]; then
 	passed=$((passed + 1))
 	results+=("$(printf '%-12s %4d passed, %d failed  (%d targets)' help 1 0 "$(wc -l <<<"$phony")")")
 else
 	say "make help: targets without a '## TARGET:' line, or lines without a target: $(comm -3 <(echo "$phony") <(echo "$helped") | xargs)"
+	say "README.md's table of targets against the Makefile's: $(comm -3 <(echo "$phony") <(echo "$readme") | xargs)"
 	failed=$((failed + 1))
 	results+=("$(printf '%-12s %4d passed, %d failed' help 0 1)")
 fi
