@@ -106,9 +106,9 @@ fairness: tree
 # exchange dom0<->guest; one line per stage, logs in build/logs/xen-test-*.
 # KERNEL=build/out/linux-image-...deb boots that package's kernel instead,
 # with its modules (logs build/logs/xen-test-pkg-*).
-## xen-test: the series live on Xen 4.17 under QEMU, dom0 and PV guest (KERNEL=...deb)
+## xen-test: the series live on Xen 4.17 under QEMU, dom0 and guest (ARCH=x86_64|arm|arm64, KERNEL=...deb)
 xen-test: tree
-	@mk/xen-test.sh
+	@XEN_ARCH=$(ARCH) mk/xen-test.sh
 
 # Fuzzing (mk/fuzz.sh, lab/fuzz/): libFuzzer with ASan and UBSan over the
 # replay script parser and engine (fuzz-script) and over a differential of

@@ -29,10 +29,14 @@ args=(run --arch="$arch" --build_dir="$bdir" --kunitconfig="$kunitconfig"
 # CONFIG_HYPERVISOR_GUEST and CONFIG_PARAVIRT (which CONFIG_XEN needs on
 # x86) among it.  KUNIT_XEN_TEST=0 (the sanitizer build) adds just those
 # two.  The .kunitconfig stays arch-neutral.
+# On arm and arm64 lab/xen/xen-test-arm.config does the same for Xen on
+# Arm (make xen-test ARCH=arm|arm64).
 if [[ $arch == x86_64 && ${KUNIT_XEN_TEST:-1} == 1 ]]; then
 	args+=(--kunitconfig="$ROOT/lab/xen/xen-test.config")
 elif [[ $arch == x86_64 ]]; then
 	args+=(--kconfig_add CONFIG_HYPERVISOR_GUEST=y --kconfig_add CONFIG_PARAVIRT=y)
+elif [[ ${KUNIT_XEN_TEST:-1} == 1 ]]; then
+	args+=(--kunitconfig="$ROOT/lab/xen/xen-test-arm.config")
 fi
 read -ra extra <<<"${KUNIT_KCONFIG_ADD:-}"
 for opt in "${extra[@]}"; do
