@@ -41,7 +41,7 @@ tree: deps
 
 # The KUnit suite under QEMU (mk/kunit.sh): ARCH=x86_64|arm64|arm,
 # KUNIT_KCONFIG_ADD="CONFIG_...=y ...", KUNIT_BUILD_DIR=<name in build/>.
-## kunit: the KUnit suites under QEMU for ARCH=x86_64|arm64|arm (KUNIT_KCONFIG_ADD=, KUNIT_BUILD_DIR=)
+## kunit: the KUnit suites under QEMU for ARCH=x86_64|arm64|arm (KUNIT_FILTER=, KUNIT_KCONFIG_ADD=, KUNIT_BUILD_DIR=)
 kunit: tree
 	@mk/kunit.sh $(ARCH)
 
@@ -142,6 +142,6 @@ vee-report:
 help:
 	@echo 'Targets (BASE=7.3, the default, or BASE=6.12|6.1 for a backport):'
 	@sed -n 's/^## \([^:]*\): /  \1\t/p' $(firstword $(MAKEFILE_LIST)) | expand -t 16
-	@echo 'Variables: BASE ARCH KCONFIG KUNIT_CONFIGS KUNIT_KCONFIG_ADD KUNIT_BUILD_DIR'
+	@echo 'Variables: BASE ARCH KCONFIG KUNIT_CONFIGS KUNIT_FILTER KUNIT_KCONFIG_ADD KUNIT_BUILD_DIR'
 	@echo '  SIGNOFF AUTHOR V FUZZ FUZZ_SECS FUZZ_MERGE FUZZ_PASSES XEN_TEST KERNEL'
 	@echo '  KERNELS VARIANTS RUNS SECS (see docs/ and lab/ for each)'

@@ -5,7 +5,8 @@
 # (x86_64 by default, arm64, arm), building in build/kunit-ARCH (kept
 # between runs).  On x86_64 that kernel is also the live-Xen test kernel
 # of mk/xen-test.sh (lab/xen/xen-test.config).  KUNIT_KCONFIG_ADD="CONFIG_A=y CONFIG_B=y" adds options
-# (e.g. sanitizers); KUNIT_BUILD_DIR names another build directory.  The
+# (e.g. sanitizers); KUNIT_BUILD_DIR names another build directory;
+# KUNIT_FILTER="xen_evtchn_2l.start_word_split" runs only the cases it names.  The
 # output is also written to build/logs/<build dir name>.log.
 set -euo pipefail
 # shellcheck source=mk/lib.sh
@@ -38,6 +39,8 @@ elif [[ $arch == x86_64 ]]; then
 elif [[ ${KUNIT_XEN_TEST:-1} == 1 ]]; then
 	args+=(--kunitconfig="$ROOT/lab/xen/xen-test-arm.config")
 fi
+# KUNIT_FILTER=suite[.case] (globs): run only those, kunit.py's filter_glob.
+[[ -z ${KUNIT_FILTER:-} ]] || args+=("$KUNIT_FILTER")
 read -ra extra <<<"${KUNIT_KCONFIG_ADD:-}"
 for opt in "${extra[@]}"; do
 	args+=(--kconfig_add "$opt")
