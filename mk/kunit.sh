@@ -38,6 +38,11 @@ elif [[ $arch == x86_64 ]]; then
 	args+=(--kconfig_add CONFIG_HYPERVISOR_GUEST=y --kconfig_add CONFIG_PARAVIRT=y)
 elif [[ ${KUNIT_XEN_TEST:-1} == 1 ]]; then
 	args+=(--kunitconfig="$ROOT/lab/xen/xen-test-arm.config")
+	# Debian's armhf binaries in the initramfs (busybox, the Xen tools)
+	# use VFP: without it /init dies of SIGILL.  (arm64 has no such option.)
+	if [[ $arch == arm ]]; then
+		args+=(--kconfig_add CONFIG_VFP=y)
+	fi
 fi
 # KUNIT_FILTER=suite[.case] (globs): run only those, kunit.py's filter_glob.
 [[ -z ${KUNIT_FILTER:-} ]] || args+=("$KUNIT_FILTER")
