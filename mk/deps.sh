@@ -32,18 +32,8 @@ fetch_base() {
 	dir=$(dirname "$BASE_TARBALL")
 	[[ ! -f $BASE_TARBALL ]] || return 0
 	say "fetching $BASE_PKG $BASE_VER from Debian's $BASE_SUITE (private APT configuration in ${apt#"$ROOT"/})"
-	mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial" "$apt/debs"
-	touch "$apt/status"
-	echo "deb http://deb.debian.org/debian $BASE_SUITE main" >"$apt/sources.list"
-	cat >"$apt/apt.conf" <<-EOF
-		Dir::Etc::SourceList "$apt/sources.list";
-		Dir::Etc::SourceParts "/nonexistent";
-		Dir::State::Lists "$apt/lists";
-		Dir::State::status "$apt/status";
-		Dir::Cache "$apt/cache";
-		APT::Sandbox::User "root";
-	EOF
-	APT_CONFIG=$apt/apt.conf apt-get -q update >"$apt/update.log" 2>&1 ||
+	mkdir -p "$apt/debs"
+	private_apt "$apt" "" "deb http://deb.debian.org/debian $BASE_SUITE main" ||
 		die "apt-get update for $BASE_SUITE failed; see ${apt#"$ROOT"/}/update.log"
 	(cd "$apt/debs" && APT_CONFIG=$apt/apt.conf apt-get -q download "$BASE_PKG=$BASE_VER") \
 		>"$apt/download.log" 2>&1 ||

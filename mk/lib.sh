@@ -369,3 +369,29 @@ read_series() {
 		[[ -n ${SEEN_PATCH[$p]:-} ]] || die "$vdir/series names $p, which is not in patches/series"
 	done
 }
+
+# private_apt DIR ARCH LINE...: a private APT configuration in DIR (its
+# own sources list of the LINEs, lists, status and cache; packages of ARCH,
+# or of the host's architecture if ARCH is empty), then apt-get update
+# with it (output in DIR/update.log).  Use it as APT_CONFIG=DIR/apt.conf;
+# the host's apt sources and dpkg architectures stay as they are.
+private_apt() {
+	local dir=$1 arch=$2
+	shift 2
+	mkdir -p "$dir/lists/partial" "$dir/cache/archives/partial"
+	touch "$dir/status"
+	printf '%s\n' "$@" >"$dir/sources.list"
+	{
+		echo "Dir::Etc::SourceList \"$dir/sources.list\";"
+		echo "Dir::Etc::SourceParts \"/nonexistent\";"
+		echo "Dir::State::Lists \"$dir/lists\";"
+		echo "Dir::State::status \"$dir/status\";"
+		echo "Dir::Cache \"$dir/cache\";"
+		echo "APT::Sandbox::User \"root\";"
+		if [[ -n $arch ]]; then
+			echo "APT::Architecture \"$arch\";"
+			echo "APT::Architectures { \"$arch\"; };"
+		fi
+	} >"$dir/apt.conf"
+	APT_CONFIG=$dir/apt.conf apt-get -q update >"$dir/update.log" 2>&1
+}

@@ -293,25 +293,12 @@ fetch_xen_foreign() {
 		return
 	fi
 	say "fetching Debian's Xen $XEN_SERIES, its tools and busybox for $DEB_ARCH (private APT configuration in ${apt#"$ROOT"/}; log: $PREPLOG)"
-	mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial" "$XBUILD/debs"
-	touch "$apt/status"
-	{
-		echo "deb [arch=$DEB_ARCH] http://deb.debian.org/debian bookworm main"
-		echo "deb [arch=$DEB_ARCH] http://deb.debian.org/debian bookworm-updates main"
-		echo "deb [arch=$DEB_ARCH] http://deb.debian.org/debian-security bookworm-security main"
-	} >"$apt/sources.list"
-	cat >"$apt/apt.conf" <<-EOF
-		Dir::Etc::SourceList "$apt/sources.list";
-		Dir::Etc::SourceParts "/nonexistent";
-		Dir::State::Lists "$apt/lists";
-		Dir::State::status "$apt/status";
-		Dir::Cache "$apt/cache";
-		APT::Sandbox::User "root";
-		APT::Architecture "$DEB_ARCH";
-		APT::Architectures { "$DEB_ARCH"; };
-	EOF
-	APT_CONFIG=$apt/apt.conf apt-get -q update >>"$PREPLOG" 2>&1 ||
-		die "apt-get update for $DEB_ARCH failed (see $PREPLOG)"
+	mkdir -p "$XBUILD/debs"
+	private_apt "$apt" "$DEB_ARCH" \
+		"deb [arch=$DEB_ARCH] http://deb.debian.org/debian bookworm main" \
+		"deb [arch=$DEB_ARCH] http://deb.debian.org/debian bookworm-updates main" \
+		"deb [arch=$DEB_ARCH] http://deb.debian.org/debian-security bookworm-security main" ||
+		die "apt-get update for $DEB_ARCH failed (see ${apt#"$ROOT"/}/update.log)"
 	rm -f "$XBUILD/debs"/*.deb
 	(cd "$XBUILD/debs" && APT_CONFIG=$apt/apt.conf apt-get -q download \
 		"${XEN_PKGS[@]/%/:$DEB_ARCH}" "${ARM_PKGS[@]/%/:$DEB_ARCH}") >>"$PREPLOG" 2>&1 ||
