@@ -8,6 +8,8 @@
  *          vCPU 0 and 1, moved between them, and next to a flooding port
  *   serve  one side of an exchange with another domain: an unbound port
  *   peer   the other side: binds to it
+ *   width  the 32-bit Arm selector bug: events on ports 2048-4095 lost
+ *          when a word below 32 is pending in the same pass
  *
  * A port read from the device stays masked until it is written back.
  * See README.
@@ -19,6 +21,7 @@
 #include <getopt.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -77,7 +80,7 @@ static noreturn void usage_error(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fprintf(stderr, PROG ": %s (usage: " PROG " loop|serve|peer [options]; "
+	fprintf(stderr, PROG ": %s (usage: " PROG " loop|serve|peer|width [options]; "
 		PROG " --help)\n", msg);
 	exit(2);
 }
@@ -87,6 +90,8 @@ static const char usage_text[] =
 "                     [--flood-secs N] [--max-secs N] [--self-domid D]\n"
 "       " PROG " serve --domid D [--count N] [--timeout-ms N] [--wait-secs N]\n"
 "       " PROG " peer --domid D --port P [--count N] [--timeout-ms N]\n"
+"       " PROG " width [--rounds N] [--max-lost N] [--timeout-ms N]\n"
+"                      [--max-secs N] [--self-domid D]\n"
 "\n"
 "loop   N ports (default 1000, even; max: until the domain has no free\n"
 "       port) in loopback pairs; tests bind, pingpong (--sends, default\n"
@@ -97,7 +102,14 @@ static const char usage_text[] =
 "serve  an unbound port for domain D, printed as port=P; waits up to\n"
 "       --wait-secs (300) for the peer's first event, then --count\n"
 "       (10000) round trips, each event within --timeout-ms (5000).\n"
-"peer   binds port P of domain D and sends first; then as serve.\n";
+"peer   binds port P of domain D and sends first; then as serve.\n"
+"width  one receiving port in each word 32-63 and a row of them in words\n"
+"       1-31, on vCPU 0; from vCPU 1, --rounds (20000) rounds each raise\n"
+"       a low and a high one together.  A high port not delivered is\n"
+"       retired; lost if still missing --timeout-ms (3000) after the\n"
+"       last round.  Stops after --max-lost (0: no limit) lost ports or\n"
+"       --max-secs (120).  Prints one line: \"width: ... lost N ...\".\n"
+"       Needs root, 2 CPUs and the 2-level ABI's 4096 ports.\n";
 
 static unsigned long long now_ns(void)
 {
@@ -1468,6 +1480,225 @@ static int run_exchange(bool serve, unsigned int domid, unsigned int rport,
 	return 0;
 }
 
+/* ---------------------------------------------------------- width mode */
+
+/*
+ * On 32-bit Arm xen_ulong_t is 64 bits and unsigned long 32: an upcall
+ * that clears a selector bit below 32 with an unsigned long mask also
+ * clears bits 32-63 of its copy of the selector, and the events of the
+ * words 32-63 (ports 2048-4095) pending in that pass are lost: their
+ * selector bit is not set again until another port of the same word
+ * becomes pending.
+ *
+ * One receiving port in each word 32..63 (nothing else in those words is
+ * ever raised) and a row of them in words 1..31, all on vCPU 0 (where the
+ * driver binds an unbound port); this process runs on vCPU 1 and each
+ * round raises one low and one high port back to back, so that vCPU 0's
+ * next pass finds both words in its selector, and waits for both.  The
+ * low port goes up from round to round and the high one stays until it
+ * is missing, then steps down a word: the cursor the round before left is
+ * then at or below the low port, or above the high one, and a pass that
+ * sees both words scans the low one first.  A missing high port is
+ * retired (never raised again); it counts as lost if it has still not
+ * come --timeout-ms after the last round.
+ */
+#define WIDTH_LOW_MAX	62	/* low receivers: 2 in each word 1..31 */
+#define WIDTH_ROUND_MS	250	/* wait for a round's two events */
+
+struct wport {
+	unsigned int port;	/* receives */
+	unsigned int raiser;	/* the loopback end that raises it */
+	bool missing;		/* retired (high ports) */
+	bool late;		/* came after it was retired */
+};
+
+static struct {
+	unsigned long long rounds;
+	unsigned int max_lost;
+	int timeout_ms;
+	unsigned int max_secs;
+} wi = {
+	.rounds = 20000,
+	.timeout_ms = 3000,
+	.max_secs = 120,
+};
+
+static struct wport *width_find(struct wport *w, unsigned int n,
+				unsigned int port)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (w[i].port == port)
+			return &w[i];
+	return NULL;
+}
+
+static int cmp_wport(const void *a, const void *b)
+{
+	unsigned int x = ((const struct wport *)a)->port;
+	unsigned int y = ((const struct wport *)b)->port;
+
+	return x < y ? -1 : x > y;
+}
+
+static int run_width(void)
+{
+	struct wport hi[32] = { 0 }, low[WIDTH_LOW_MAX] = { 0 };
+	unsigned long long sends = 0, deliveries = 0, rounds = 0, t0;
+	unsigned int buf[RBUF], *all, nall = 0, nlo = 0, i, k;
+	unsigned int lost = 0, late = 0, missing = 0;
+	unsigned int first_lost = ~0U, last_lost = 0;
+	int hi_i = 31, lowi = 0, fd, n;
+	char list[32 * 6] = "", *lp = list;
+	cpu_set_t cpus;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		fail_exit("width needs 2 online CPUs, this system has %ld",
+			  sysconf(_SC_NPROCESSORS_ONLN));
+	CPU_ZERO(&cpus);
+	CPU_SET(1, &cpus);
+	if (sched_setaffinity(0, sizeof(cpus), &cpus))
+		fail_exit("sched_setaffinity to CPU 1: %s", strerror(errno));
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	fd = ec_open();
+
+	/* Every free port, then keep the receivers and free the rest. */
+	all = malloc(MAX_PORTS * sizeof(*all));
+	if (!all)
+		fail_exit("out of memory");
+	while (nall < MAX_PORTS) {
+		int p = ec_bind_unbound(fd, lo.self, true);
+
+		if (p == -ENOSPC)
+			break;
+		if (p < 0)
+			fail_exit("IOCTL_EVTCHN_BIND_UNBOUND_PORT: %s",
+				  strerror(-p));
+		all[nall++] = p;
+	}
+	for (k = 0; k < nall; k++) {
+		unsigned int p = all[k], w = p / 64, b = p % 64;
+
+		if (w >= 32 && w < 64 && !hi[w - 32].port)
+			hi[w - 32].port = p;
+		else if (w >= 1 && w < 32 && (b == 16 || b == 48) &&
+			 nlo < WIDTH_LOW_MAX)
+			low[nlo++].port = p;
+		else
+			ec_unbind(fd, p);
+	}
+	for (i = 0; i < 32; i++)
+		if (!hi[i].port)
+			fail_exit("no free port in word %u (ports of this domain: %u): "
+				  "width needs the 2-level ABI's 4096 (xen.fifo_events=0, "
+				  "max_event_channels)", i + 32, nall);
+	if (nlo < 8)
+		fail_exit("only %u free ports at bits 16 and 48 of words 1-31", nlo);
+	qsort(low, nlo, sizeof(*low), cmp_wport);
+	for (i = 0; i < 32; i++)
+		hi[i].raiser = ec_bind_interdomain(fd, lo.self, hi[i].port,
+						   false);
+	for (i = 0; i < nlo; i++)
+		low[i].raiser = ec_bind_interdomain(fd, lo.self, low[i].port,
+						    false);
+	for (i = 0; i < 32; i++)
+		if (hi[i].raiser / 64 >= 32)
+			fail_exit("raising port %u is in word %u: not below 32",
+				  hi[i].raiser, hi[i].raiser / 64);
+	/* Xen raised each raising end at its bind: drain those events. */
+	while ((n = ec_wait(fd, buf, 500)) > 0)
+		ec_unmask(fd, buf, n);
+	free(all);
+
+	t0 = now_ns();
+	while (rounds < wi.rounds && hi_i >= 0 &&
+	       (!wi.max_lost || missing < wi.max_lost) &&
+	       now_ns() - t0 < wi.max_secs * NSEC) {
+		struct wport *l = &low[lowi], *h = &hi[hi_i];
+		unsigned long long end;
+		bool got_l = false, got_h = false;
+
+		ec_notify(fd, l->raiser);
+		ec_notify(fd, h->raiser);
+		sends += 2;
+		rounds++;
+		end = now_ns() + WIDTH_ROUND_MS * 1000000ULL;
+		while (!(got_l && got_h) && now_ns() < end) {
+			n = ec_wait(fd, buf, WIDTH_ROUND_MS);
+			for (k = 0; k < (unsigned int)n; k++) {
+				struct wport *w;
+
+				deliveries++;
+				if (buf[k] == l->port) {
+					got_l = true;
+				} else if (buf[k] == h->port) {
+					got_h = true;
+				} else if ((w = width_find(hi, 32, buf[k])) &&
+					   w->missing && !w->late) {
+					w->late = true;
+				} else {
+					fail_exit("unexpected event on port %u (round %llu: ports %u and %u)",
+						  buf[k], rounds, l->port,
+						  h->port);
+				}
+			}
+			ec_unmask(fd, buf, n);
+		}
+		if (!got_l)
+			fail_exit("low port %u (word %u) not delivered in %d ms: not the width bug",
+				  l->port, l->port / 64, WIDTH_ROUND_MS);
+		if (!got_h) {
+			h->missing = true;
+			missing++;
+			hi_i--;
+		}
+		lowi = (lowi + 1) % nlo;
+	}
+	/* The stragglers' last chance. */
+	if (missing) {
+		unsigned long long end = now_ns() + wi.timeout_ms * 1000000ULL;
+
+		while (now_ns() < end) {
+			n = ec_wait(fd, buf, SLICE_MS);
+			for (k = 0; k < (unsigned int)n; k++) {
+				struct wport *w = width_find(hi, 32, buf[k]);
+
+				deliveries++;
+				if (!w || !w->missing || w->late)
+					fail_exit("unexpected event on port %u after the last round",
+						  buf[k]);
+				w->late = true;
+			}
+			ec_unmask(fd, buf, n);
+		}
+	}
+	for (i = 32; i-- > 0;) {
+		if (!hi[i].missing)
+			continue;
+		if (hi[i].late) {
+			late++;
+			continue;
+		}
+		lost++;
+		if (hi[i].port < first_lost)
+			first_lost = hi[i].port;
+		if (hi[i].port > last_lost)
+			last_lost = hi[i].port;
+		lp += snprintf(lp, list + sizeof(list) - lp, "%s%u",
+				       lp == list ? "" : " ", hi[i].port);
+	}
+	printf("width: rounds %llu, sends %llu, deliveries %llu, lost %u",
+	       rounds, sends, deliveries, lost);
+	if (lost)
+		printf(" (ports %u..%u: %s)", first_lost, last_lost, list);
+	printf(", late %u, %.1f s; receivers: ports %u..%u in words 32-63, %u ports %u..%u in words 1-31\n",
+	       late, (now_ns() - t0) / 1e9, hi[0].port, hi[31].port,
+	       nlo, low[0].port, low[nlo - 1].port);
+	close(fd);
+	return 0;
+}
+
 /* ---------------------------------------------------------------- main */
 
 static unsigned long long num_arg(const char *opt, const char *s,
@@ -1493,7 +1724,7 @@ static unsigned long long num_arg(const char *opt, const char *s,
 }
 
 enum { O_PORTS = 256, O_SENDS, O_TIMEOUT, O_FLOOD, O_MAXSECS, O_SELF,
-	O_DOMID, O_PORT, O_COUNT, O_WAIT, O_HELP };
+	O_DOMID, O_PORT, O_COUNT, O_WAIT, O_ROUNDS, O_MAXLOST, O_HELP };
 
 static const struct option options[] = {
 	{ "ports", required_argument, NULL, O_PORTS },
@@ -1506,6 +1737,8 @@ static const struct option options[] = {
 	{ "port", required_argument, NULL, O_PORT },
 	{ "count", required_argument, NULL, O_COUNT },
 	{ "wait-secs", required_argument, NULL, O_WAIT },
+	{ "rounds", required_argument, NULL, O_ROUNDS },
+	{ "max-lost", required_argument, NULL, O_MAXLOST },
 	{ "help", no_argument, NULL, O_HELP },
 	{ NULL, 0, NULL, 0 }
 };
@@ -1515,11 +1748,12 @@ static const char *const mode_opts[] = {
 	"ports sends timeout-ms flood-secs max-secs self-domid",
 	"domid count timeout-ms wait-secs",
 	"domid port count timeout-ms",
+	"rounds max-lost timeout-ms max-secs self-domid",
 };
 
 int main(int argc, char **argv)
 {
-	static const char *const modes[] = { "loop", "serve", "peer" };
+	static const char *const modes[] = { "loop", "serve", "peer", "width" };
 	unsigned long long count = 10000;
 	unsigned int wait_secs = 300;
 	long long domid = -1, port = -1;
@@ -1599,6 +1833,12 @@ int main(int argc, char **argv)
 		case O_WAIT:
 			wait_secs = num_arg(name, optarg, 1, 86400);
 			break;
+		case O_ROUNDS:
+			wi.rounds = num_arg(name, optarg, 1, 1000000000);
+			break;
+		case O_MAXLOST:
+			wi.max_lost = num_arg(name, optarg, 0, 32);
+			break;
 		}
 	}
 	if (optind < argc)
@@ -1609,6 +1849,10 @@ int main(int argc, char **argv)
 		if (timeout_ms > 0)
 			lo.timeout_ms = timeout_ms;
 		return run_loop();
+	case 3:
+		if (timeout_ms > 0)
+			wi.timeout_ms = timeout_ms;
+		return run_width();
 	case 1:
 		if (domid < 0)
 			usage_error("serve needs --domid");
