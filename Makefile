@@ -104,6 +104,9 @@ fairness: tree
 # KUnit kernel (built by mk/kunit.sh if needed) as PV dom0 and as PV guest
 # with xen.fifo_events=0, the KUnit suites, evtchn-stress in dom0 and an
 # exchange dom0<->guest; one line per stage, logs in build/logs/xen-test-*.
+# ARCH=arm|arm64: Xen for armhf or arm64 and that KUnit kernel; ARCH=arm
+# adds the width bug stage (the base loses events on ports 2048-4095, the
+# base with patch 1 alone none; XEN_TEST_WIDTH_RUNS=N repeats it).
 # KERNEL=build/out/linux-image-...deb boots that package's kernel instead,
 # with its modules (logs build/logs/xen-test-pkg-*).
 ## xen-test: the series live on Xen 4.17 under QEMU, dom0 and guest (ARCH=x86_64|arm|arm64, KERNEL=...deb)
@@ -143,5 +146,5 @@ help:
 	@echo 'Targets (BASE=7.3, the default, or BASE=6.12|6.1 for a backport):'
 	@sed -n 's/^## \([^:]*\): /  \1\t/p' $(firstword $(MAKEFILE_LIST)) | expand -t 16
 	@echo 'Variables: BASE ARCH KCONFIG KUNIT_CONFIGS KUNIT_FILTER KUNIT_KCONFIG_ADD KUNIT_BUILD_DIR'
-	@echo '  SIGNOFF AUTHOR V FUZZ FUZZ_SECS FUZZ_MERGE FUZZ_PASSES XEN_TEST KERNEL'
+	@echo '  SIGNOFF AUTHOR V FUZZ FUZZ_SECS FUZZ_MERGE FUZZ_PASSES XEN_TEST XEN_TEST_ARCHS KERNEL'
 	@echo '  KERNELS VARIANTS RUNS SECS (see docs/ and lab/ for each)'

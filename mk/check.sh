@@ -60,7 +60,7 @@ done
 # line (a failure without that line counts as one) as LABEL.
 run_counted() {
 	local name=$1 label=$2 script=$3 out line p f status=0
-	out=$LOGS/$name.out
+	out=$LOGS/${OUT_NAME:-$name}.out
 	"$(dirname "$0")/$script" 2>&1 | tee "$out" || status=$?
 	line=$(grep -oE "^$name: [0-9]+ passed, [0-9]+ failed" "$out" | tail -n 1) || true
 	p=$(grep -oP '\b\K[0-9]+(?= passed)' <<<"$line" || echo 0)
@@ -140,12 +140,22 @@ if [[ ${VEE_TEST:-1} != 0 && $SERIES_BASE == "$MAIN_BASE" ]]; then
 	run_counted test-vee vee-self ../lab/vee/test-vee.sh
 fi
 
-# Then the live test on Xen 4.17 in QEMU (mk/xen-test.sh), with the
-# x86_64 KUnit kernel as dom0 and PV domU; each of its stages counts.
-# XEN_TEST=0 leaves it out (say so in any result you quote).
+# Then the live test on Xen 4.17 in QEMU (mk/xen-test.sh) for each
+# architecture of XEN_TEST_ARCHS (default: x86_64 arm): the KUnit kernel
+# of that architecture as dom0 and guest, and on arm the width bug stage
+# (the base loses events on ports 2048-4095, the base with patch 1 none);
+# each of its stages counts.  XEN_TEST=0 leaves it out (say so in any
+# result you quote).
 if [[ ${XEN_TEST:-1} != 0 ]]; then
-	say "== live on Xen (mk/xen-test.sh)"
-	run_counted xen-test xen-live xen-test.sh
+	for a in ${XEN_TEST_ARCHS:-x86_64 arm}; do
+		case $a in
+		x86_64) sfx= ;;
+		arm | arm64) sfx=-$a ;;
+		*) die "XEN_TEST_ARCHS: unknown architecture '$a' (x86_64, arm, arm64)" ;;
+		esac
+		say "== live on Xen, $a (mk/xen-test.sh)"
+		XEN_ARCH=$a OUT_NAME=xen-test$sfx run_counted xen-test "xen-live$sfx" xen-test.sh
+	done
 else
 	results+=("xen-live     left out (XEN_TEST=0)")
 fi

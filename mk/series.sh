@@ -109,6 +109,15 @@ for f in "$BUILD/out/objsize.txt" "$BUILD/out/bench.txt"; do
 		figures+=("$f")
 	fi
 done
+# The width bug's live figures, as make xen-test ARCH=arm wrote them, if
+# it ran.
+if [[ ${COVER_FIGURES:-1} != 0 ]]; then
+	if [[ -s $BUILD/out/width.txt ]]; then
+		figures+=("$BUILD/out/width.txt")
+	else
+		warn "build/out/width.txt is missing: the cover letter has no live figure for patch 1 (make xen-test ARCH=arm writes it)"
+	fi
+fi
 python3 - "${cover[0]}" "$ROOT/mk/cover-letter.in" "$measured" "$LINUX" "${figures[@]}" <<'EOF'
 import re, subprocess, sys, textwrap
 

@@ -18,7 +18,15 @@
 #   kernel splats  no WARNING/BUG/Oops/Call Trace/UBSAN/hung task/RCU
 #                  stall/panic (nor a Xen panic) anywhere in the serial log
 #   shutdown       dom0's init finished and powered off in time
+#   width bug      (ARCH=arm) the base as released and the base with patch 1
+#                  alone, booted as dom0 running evtchn-stress width: the
+#                  base must lose events, on ports 2048-4095 only, patch 1
+#                  none (XEN_TEST_WIDTH_RUNS=N: N runs of each; figures in
+#                  build/out/width.txt, for the cover letter)
 # then prints "xen-test: N passed, M failed"; non-zero exit on a failure.
+# ARCH=arm|arm64 (XEN_ARCH): Debian's Xen for armhf or arm64 and the arm
+# or arm64 KUnit kernel (lab/xen/xen-test-arm.config), the guest an Arm
+# (PVH-style) guest; dom0's stress then uses every free port (up to 4095).
 # dom0's init is lab/xen/dom0-init (the guest's lab/xen/domU-init): the
 # stages are between "xen-test: stage NAME begin/end rc=N" markers there.
 #
@@ -86,6 +94,9 @@ TIMEOUT=${XEN_TEST_TIMEOUT:-$( ((FOREIGN)) && echo 1500 || echo 600)}
 STRESS_TIMEOUT_MS=$( ((FOREIGN)) && echo 20000 || echo 2000)
 # 2000 round trips take about 15 s in an Arm guest under TCG (10000 on x86).
 EVENTS=${XEN_TEST_EVENTS:-$( ((FOREIGN)) && echo 2000 || echo 10000)}
+# dom0's evtchn-stress loop: 1000 ports on x86; on Arm, where the width
+# bug lives, every free port (ports 2048-4095 are words 32-63).
+STRESS_PORTS=$( ((FOREIGN)) && echo max || echo 1000)
 XEN_SERIES=4.17
 XEN_PKGS=("xen-hypervisor-$XEN_SERIES-$DEB_ARCH" "xen-utils-$XEN_SERIES")
 # On Arm: the libraries the tools need (their NEEDED entries, resolved in
@@ -116,7 +127,7 @@ DOM0_BASE_ARGS="console=hvc0 earlyprintk=xen xen.fifo_events=0 panic=-1"
 # shared_info and skips itself there (the bare KUnit runs cover it).
 KUNIT_ON_XEN="kunit.filter_glob=xen_evtchn_2l_live"
 DOM0_ARGS="$DOM0_BASE_ARGS $KUNIT_ON_XEN xentest.events=$EVENTS xentest.watchdog=$((TIMEOUT - 60))"
-DOM0_ARGS+=" xentest.guest=$((TIMEOUT / 2)) xentest.timeout=$STRESS_TIMEOUT_MS"
+DOM0_ARGS+=" xentest.guest=$((TIMEOUT / 2)) xentest.timeout=$STRESS_TIMEOUT_MS xentest.ports=$STRESS_PORTS"
 SPLATS='WARNING:|BUG:|Oops|Call Trace|UBSAN|blocked for more than|detected stall|Kernel panic'
 XEN_SPLATS='^\(XEN\) (Panic on CPU|Xen BUG at|Assertion .* failed|FATAL )'
 
@@ -600,6 +611,153 @@ run_qemu() {
 	rm -f "$raw"
 }
 
+# ------------------------------------------------------------ width bug ---
+# Patch 1's bug shown live (make xen-test ARCH=arm): the base as released
+# and the base with patch 1 alone (as stable would apply it), each booted
+# as dom0 running only evtchn-stress width (xentest.mode=width).  Both are
+# built with the test kernel's configuration (its .config, olddefconfig)
+# in $XBUILD/width/kbuild, from a worktree of build/linux in
+# $XBUILD/width/linux: the same path relative to the objects as the test
+# kernel's sources (../linux), so that ccache serves every object the
+# trees share.  XEN_TEST_WIDTH=0|1 turns the stage off or on (on by
+# default for ARCH=arm without KERNEL=).
+WIDTH=${XEN_TEST_WIDTH:-$([[ $XEN_ARCH == arm && -z $PKG ]] && echo 1 || echo 0)}
+[[ $WIDTH == [01] ]] || die "XEN_TEST_WIDTH must be 0 or 1"
+if ((WIDTH)) && [[ $XEN_ARCH != arm || -n $PKG ]]; then
+	die "XEN_TEST_WIDTH=1 needs ARCH=arm (32-bit Arm, the bug's) and no KERNEL="
+fi
+WIDTH_RUNS=${XEN_TEST_WIDTH_RUNS:-1}
+[[ $WIDTH_RUNS =~ ^[1-9][0-9]*$ ]] || die "XEN_TEST_WIDTH_RUNS must be a number, at least 1"
+WIDTH_ROUNDS=2000
+WT=$XBUILD/width/linux
+WOBJ=$XBUILD/width/kbuild
+
+# width_kernel NAME REV: $XBUILD/width/NAME-REV-CONFIG.zImage (CONFIG: a
+# hash of the test kernel's .config), built if missing; in WIDTH_IMAGE.
+width_kernel() {
+	local name=$1 rev=$2 out log=$LOGS/xen-test$SFX-width-build.log sum
+	sum=$(sha256sum "$KCONFIG_FILE" | cut -c1-12)
+	out=$XBUILD/width/$name-${rev:0:12}-$sum.zImage
+	WIDTH_IMAGE=$out
+	[[ ! -f $out ]] || return 0
+	mkdir -p "$XBUILD/width"
+	# (Re)create the worktree if it is missing or belongs to an earlier
+	# build/linux (mk/tree.sh re-extracts it when the base changes).
+	git -C "$LINUX" worktree prune
+	if ! grep -qxF "worktree $WT" <<<"$(git -C "$LINUX" worktree list --porcelain)"; then
+		rm -rf "$WT"
+		git -C "$LINUX" worktree add -q --detach "$WT" "$rev" >>"$log" 2>&1 ||
+			{ WIDTH_ERR="git worktree add $WT failed (see $log)"; return 1; }
+	fi
+	git -C "$WT" checkout -q -f --detach "$rev" >>"$log" 2>&1 ||
+		{ WIDTH_ERR="git checkout $rev in $WT failed (see $log)"; return 1; }
+	mkdir -p "$WOBJ"
+	cmp -s "$KCONFIG_FILE" "$WOBJ/.config.test" || cp "$KCONFIG_FILE" "$WOBJ/.config.test"
+	[[ $WOBJ/.config -nt $WOBJ/.config.test ]] || cp "$WOBJ/.config.test" "$WOBJ/.config"
+	say "building the $name kernel ($(git -C "$WT" log -1 --format='%h %s' "$rev")) in ${WOBJ#"$ROOT"/}; log: $log"
+	setup_ccache
+	local mk=(make -C "$WT" O="$WOBJ" ARCH=arm CROSS_COMPILE="$TRIPLET-"
+		CC="ccache $TRIPLET-gcc" -j"$(nproc)")
+	{ "${mk[@]}" olddefconfig && "${mk[@]}" zImage; } >>"$log" 2>&1 </dev/null ||
+		{ WIDTH_ERR="the $name kernel did not build (see $log)"; return 1; }
+	cp "$WOBJ/$KIMAGE" "$out.tmp"
+	mv "$out.tmp" "$out"
+}
+
+# width_run NAME KERNEL: boots KERNEL as dom0 with xentest.mode=width;
+# sets WIDTH_LINE (evtchn-stress width's line), WIDTH_RC and WIDTH_LOG.
+# (The main run's QEMU_TIME, QEMU_STATUS and logs are kept.)
+width_run() {
+	local name=$1 SERIAL=$L-width-$1-serial.log DOM0_KERNEL=$2 TIMEOUT=480
+	local DOM0_ARGS="$DOM0_ARGS xentest.mode=width xentest.watchdog=420 xentest.rounds=$WIDTH_ROUNDS"
+	local QEMU_TIME=${QEMU_TIME:-0} QEMU_STATUS=${QEMU_STATUS:-0} L=$L-width-$1 splat
+	WIDTH_LOG=$SERIAL
+	run_qemu
+	WIDTH_RC=$(marker_rc "$SERIAL" width)
+	WIDTH_LINE=$(between "$SERIAL" width | grep -m1 '^width: ') || true
+	if [[ -z $WIDTH_LINE ]]; then
+		WIDTH_LINE="no 'width:' line ($(rc_text "$WIDTH_RC"): $(between "$SERIAL" width | tail -n 1))"
+	fi
+	# The splat rules of the main run: a splat fails the run.
+	splat=$(grep -anE "$SPLATS" "$SERIAL" | grep -av '^[0-9]*:(XEN)') || true
+	[[ -n $splat ]] || splat=$(grep -anE "$XEN_SPLATS" "$SERIAL") || true
+	if [[ -n $splat ]]; then
+		WIDTH_RC="splat"
+		WIDTH_LINE="a kernel splat: $(head -n 1 <<<"$splat")"
+	fi
+}
+
+# width_fields LINE: "lost N rounds R secs S range A..B" of a width: line.
+width_fields() {
+	sed -nE 's/^width: rounds ([0-9]+), .* lost ([0-9]+)( \(ports ([0-9]+)\.\.([0-9]+):[^)]*\))?, late [0-9]+, ([0-9.]+) s;.*/\2 \1 \6 \4 \5/p' <<<"$1"
+}
+
+# width_stage: in every one of WIDTH_RUNS runs, the base must lose events,
+# on ports 2048-4095 only, and the base with patch 1 none.  Each run's
+# line goes to $L-width.log.
+width_stage() {
+	local base p1 i ok=1 lost rounds secs lo hi what="width bug"
+	local base_img p1_img wlog=$L-width.log b_sum="" p_sum=""
+	base=$(git -C "$LINUX" rev-list --max-parents=0 HEAD)
+	p1=$(git -C "$LINUX" rev-list --reverse "$base..HEAD")
+	p1=${p1%%$'\n'*}
+	if [[ $(git -C "$LINUX" log -1 --format=%s "$p1") != *"selector bits 32-63"* ]]; then
+		fail "$what" "the first commit after the base, $(git -C "$LINUX" log -1 --format='%h %s' "$p1"), is not the selector fix"
+		return
+	fi
+	if ! width_kernel base "$base"; then
+		fail "$what" "$WIDTH_ERR"
+		return
+	fi
+	base_img=$WIDTH_IMAGE
+	if ! width_kernel patch1 "$p1"; then
+		fail "$what" "$WIDTH_ERR"
+		return
+	fi
+	p1_img=$WIDTH_IMAGE
+	: >"$wlog"
+	for ((i = 1; i <= WIDTH_RUNS; i++)); do
+		say "width run $i/$WIDTH_RUNS: the base ($(git -C "$LINUX" log -1 --format=%s "$base"))"
+		width_run base "$base_img"
+		echo "run $i, base: $WIDTH_LINE" >>"$wlog"
+		read -r lost rounds secs lo hi <<<"$(width_fields "$WIDTH_LINE")" || true
+		if [[ $WIDTH_RC != 0 || -z ${lost:-} || $lost == 0 ]] || ((lo < 2048 || hi > 4095)); then
+			ok=0
+			say "  base: not the bug (want events lost, on ports 2048-4095 only): $WIDTH_LINE (log: $WIDTH_LOG)"
+		else
+			say "  base: $lost events lost, ports $lo..$hi, in $secs s ($rounds rounds)"
+			b_sum+="${b_sum:+; }$lost lost in $secs s"
+		fi
+		say "width run $i/$WIDTH_RUNS: the base + patch 1 alone"
+		width_run patch1 "$p1_img"
+		echo "run $i, base + patch 1: $WIDTH_LINE" >>"$wlog"
+		read -r lost rounds secs lo hi <<<"$(width_fields "$WIDTH_LINE")" || true
+		if [[ $WIDTH_RC != 0 || ${lost:-} != 0 || ${rounds:-} != "$WIDTH_ROUNDS" ]]; then
+			ok=0
+			say "  patch 1: want 0 lost in $WIDTH_ROUNDS rounds: $WIDTH_LINE (log: $WIDTH_LOG)"
+		else
+			say "  patch 1: 0 lost in $rounds rounds ($secs s)"
+			p_sum+="${p_sum:+; }0 lost in $rounds rounds"
+		fi
+	done
+	local out=$BUILD/out/width.txt
+	mkdir -p "$BUILD/out"
+	rm -f "$out"
+	if ((ok)); then
+		{
+			echo "Patch 1's bug live (make xen-test ARCH=arm): Xen $(<"$XROOT/.version") armhf"
+			echo "under QEMU TCG, 2 vCPUs; dom0 with xen.fifo_events=0 runs evtchn-stress"
+			echo "width (a port in each word 32-63 and 62 in words 1-31 on vCPU 0, a low and"
+			echo "a high one raised together from vCPU 1), $WIDTH_RUNS run(s) of each kernel:"
+			echo "  $(git -C "$LINUX" log -1 --format=%s "$base" | sed 's/ (.*//') as released: $b_sum, ports 2048-4095 only"
+			echo "  with patch 1 alone: $p_sum"
+		} >"$out"
+		pass "$what" "base $(git -C "$LINUX" log -1 --format=%s "$base" | sed 's/ (.*//'): ${b_sum%%;*}, ports 2048-4095 only ($WIDTH_RUNS of $WIDTH_RUNS runs); + patch 1: ${p_sum%%;*} (all: $wlog)"
+	else
+		fail "$what" "see the lines above, $wlog and $L-width-{base,patch1}-serial.log"
+	fi
+}
+
 # --------------------------------------------------------------- judging ---
 PASSED=0 FAILED=0
 pass() {
@@ -754,10 +912,14 @@ judge() {
 	printf '%s\n' "$out" >"$L-dom0-stress.log"
 	n=$(tap_counts "$out")
 	line=$(grep -m1 '^evtchn-stress: ports' <<<"$out" | sed 's/^evtchn-stress: //') || true
-	if [[ $rc == 0 && $n =~ ^[1-9][0-9]*\ passed,\ 0\ failed,\ 0\ skipped$ ]]; then
-		pass "dom0 stress" "$n (evtchn-stress loop: ${line:-no summary line})"
-	else
+	local top
+	top=$(sed -n 's/^ports [0-9]*\.\.\([0-9]*\),.*/\1/p' <<<"$line")
+	if ! [[ $rc == 0 && $n =~ ^[1-9][0-9]*\ passed,\ 0\ failed,\ 0\ skipped$ ]]; then
 		fail "dom0 stress" "$(rc_text "$rc"), $n (see $L-dom0-stress.log)"
+	elif [[ $STRESS_PORTS == max ]] && ((${top:-0} < 4032)); then
+		fail "dom0 stress" "ports up to ${top:-?} only: words 32-63 (ports 2048-4095) must all be in use (see $L-dom0-stress.log)"
+	else
+		pass "dom0 stress" "$n (evtchn-stress loop: ${line:-no summary line})"
 	fi
 
 	# Xen tools
@@ -850,6 +1012,7 @@ main() {
 	run_qemu
 	split_logs
 	judge
+	((!WIDTH)) || width_stage
 	say "logs: $L-serial.log (the whole serial console), $L-{dom0,domU}.log,"
 	if ((HAS_KUNIT)); then
 		say "      $L-{dom0,domU}-ktap.log, $L-{dom0,domU}-kunit.txt,"
