@@ -687,20 +687,22 @@ width_run() {
 	fi
 }
 
-# width_fields LINE: "lost N rounds R secs S range A..B" of a width: line.
+# width_fields LINE: "LOST ROUNDS SECONDS FIRST LAST" of a width: line
+# (SECONDS: of the rounds; FIRST..LAST: the lost ports' range, if any).
 width_fields() {
-	sed -nE 's/^width: rounds ([0-9]+), .* lost ([0-9]+)( \(ports ([0-9]+)\.\.([0-9]+):[^)]*\))?, late [0-9]+, ([0-9.]+) s;.*/\2 \1 \6 \4 \5/p' <<<"$1"
+	sed -nE 's/^width: rounds ([0-9]+), .* lost ([0-9]+)( \(ports ([0-9]+)\.\.([0-9]+):[^)]*\))?, late [0-9]+, ([0-9.]+) s of rounds.*/\2 \1 \6 \4 \5/p' <<<"$1"
 }
 
 # width_stage: in every one of WIDTH_RUNS runs, the base must lose events,
 # on ports 2048-4095 only, and the base with patch 1 none.  Each run's
 # line goes to $L-width.log.
 width_stage() {
-	local base p1 i ok=1 lost rounds secs lo hi what="width bug"
-	local base_img p1_img wlog=$L-width.log b_sum="" p_sum=""
+	local base p1 i ok=1 lost rounds secs lo hi what="width bug" name
+	local base_img p1_img wlog=$L-width.log bl=() br=() bs=() plo=0 pr=0
 	base=$(git -C "$LINUX" rev-list --max-parents=0 HEAD)
 	p1=$(git -C "$LINUX" rev-list --reverse "$base..HEAD")
 	p1=${p1%%$'\n'*}
+	name=$(git -C "$LINUX" log -1 --format=%s "$base" | sed 's/ (.*//')
 	if [[ $(git -C "$LINUX" log -1 --format=%s "$p1") != *"selector bits 32-63"* ]]; then
 		fail "$what" "the first commit after the base, $(git -C "$LINUX" log -1 --format='%h %s' "$p1"), is not the selector fix"
 		return
@@ -717,7 +719,7 @@ width_stage() {
 	p1_img=$WIDTH_IMAGE
 	: >"$wlog"
 	for ((i = 1; i <= WIDTH_RUNS; i++)); do
-		say "width run $i/$WIDTH_RUNS: the base ($(git -C "$LINUX" log -1 --format=%s "$base"))"
+		say "width run $i/$WIDTH_RUNS: $name as released"
 		width_run base "$base_img"
 		echo "run $i, base: $WIDTH_LINE" >>"$wlog"
 		read -r lost rounds secs lo hi <<<"$(width_fields "$WIDTH_LINE")" || true
@@ -725,10 +727,10 @@ width_stage() {
 			ok=0
 			say "  base: not the bug (want events lost, on ports 2048-4095 only): $WIDTH_LINE (log: $WIDTH_LOG)"
 		else
-			say "  base: $lost events lost, ports $lo..$hi, in $secs s ($rounds rounds)"
-			b_sum+="${b_sum:+; }$lost lost in $secs s"
+			say "  base: $lost events lost, ports $lo..$hi, in $rounds rounds ($secs s)"
+			bl+=("$lost") br+=("$rounds") bs+=("$secs")
 		fi
-		say "width run $i/$WIDTH_RUNS: the base + patch 1 alone"
+		say "width run $i/$WIDTH_RUNS: $name with patch 1 alone"
 		width_run patch1 "$p1_img"
 		echo "run $i, base + patch 1: $WIDTH_LINE" >>"$wlog"
 		read -r lost rounds secs lo hi <<<"$(width_fields "$WIDTH_LINE")" || true
@@ -737,22 +739,26 @@ width_stage() {
 			say "  patch 1: want 0 lost in $WIDTH_ROUNDS rounds: $WIDTH_LINE (log: $WIDTH_LOG)"
 		else
 			say "  patch 1: 0 lost in $rounds rounds ($secs s)"
-			p_sum+="${p_sum:+; }0 lost in $rounds rounds"
+			plo=$((plo + lost)) pr=$((pr + rounds))
 		fi
 	done
-	local out=$BUILD/out/width.txt
+	local out=$BUILD/out/width.txt base_sum p1_sum
 	mkdir -p "$BUILD/out"
 	rm -f "$out"
 	if ((ok)); then
+		# "32 lost in 38 rounds (8.4 s)", or its ranges over the runs.
+		span() { printf '%s\n' "$@" | sort -n | sed -n '1p;$p' | paste -sd- | sed -E 's/^([^-]*)-\1$/\1/'; }
+		base_sum="$(span "${bl[@]}") lost in $(span "${br[@]}") rounds ($(span "${bs[@]}") s), on ports 2048-4095 only, in each of $WIDTH_RUNS run(s)"
+		p1_sum="$plo lost in $pr rounds ($WIDTH_RUNS run(s) of $WIDTH_ROUNDS)"
 		{
 			echo "Patch 1's bug live (make xen-test ARCH=arm): Xen $(<"$XROOT/.version") armhf"
 			echo "under QEMU TCG, 2 vCPUs; dom0 with xen.fifo_events=0 runs evtchn-stress"
 			echo "width (a port in each word 32-63 and 62 in words 1-31 on vCPU 0, a low and"
-			echo "a high one raised together from vCPU 1), $WIDTH_RUNS run(s) of each kernel:"
-			echo "  $(git -C "$LINUX" log -1 --format=%s "$base" | sed 's/ (.*//') as released: $b_sum, ports 2048-4095 only"
-			echo "  with patch 1 alone: $p_sum"
+			echo "a high one raised together from vCPU 1):"
+			echo "  $name as released: $base_sum"
+			echo "  with patch 1 alone: $p1_sum"
 		} >"$out"
-		pass "$what" "base $(git -C "$LINUX" log -1 --format=%s "$base" | sed 's/ (.*//'): ${b_sum%%;*}, ports 2048-4095 only ($WIDTH_RUNS of $WIDTH_RUNS runs); + patch 1: ${p_sum%%;*} (all: $wlog)"
+		pass "$what" "$name: $base_sum; with patch 1: $p1_sum (figures: ${out#"$ROOT"/}, lines: $wlog)"
 	else
 		fail "$what" "see the lines above, $wlog and $L-width-{base,patch1}-serial.log"
 	fi

@@ -1596,7 +1596,7 @@ static int run_width(void)
 {
 	struct wport hi[32] = { 0 }, low[WIDTH_LOW_MAX] = { 0 };
 	unsigned long long sends = 0, deliveries = 0, rounds = 0, t0, end;
-	unsigned long long on_cpu[NCOL] = { 0 };
+	unsigned long long on_cpu[NCOL] = { 0 }, t_rounds;
 	struct irq_count before[2 * (32 + WIDTH_LOW_MAX)];
 	struct irq_count after[ARRAY_SIZE(before)];
 	unsigned int *all, nall = 0, nlo = 0, i, k;
@@ -1712,6 +1712,7 @@ static int run_width(void)
 		}
 		lo_i = (lo_i + 1) % nlo;
 	}
+	t_rounds = now_ns() - t0;
 	/* The stragglers' last chance. */
 	end = now_ns() + wi.timeout_ms * 1000000ULL;
 	while (missing && now_ns() < end)
@@ -1743,8 +1744,9 @@ static int run_width(void)
 	       rounds, sends, deliveries, lost);
 	if (lost)
 		printf(" (ports %u..%u: %s)", first_lost, last_lost, list);
-	printf(", late %u, %.1f s; on CPU0 %llu, CPU1 %llu; receivers: ports %u..%u in words 32-63, %u ports %u..%u in words 1-31\n",
-	       late, (now_ns() - t0) / 1e9, on_cpu[0], on_cpu[1] + on_cpu[2],
+	printf(", late %u, %.1f s of rounds (%.1f s with the last wait); on CPU0 %llu, CPU1 %llu; receivers: ports %u..%u in words 32-63, %u ports %u..%u in words 1-31\n",
+	       late, t_rounds / 1e9, (now_ns() - t0) / 1e9, on_cpu[0],
+	       on_cpu[1] + on_cpu[2],
 	       hi[0].port, hi[31].port, nlo, low[0].port, low[nlo - 1].port);
 	if (on_cpu[1] + on_cpu[2])
 		fail_exit("%llu deliveries on other CPUs than CPU0: the receivers must all be on vCPU 0",
