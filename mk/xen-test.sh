@@ -742,20 +742,22 @@ width_stage() {
 			plo=$((plo + lost)) pr=$((pr + rounds))
 		fi
 	done
-	local out=$BUILD/out/width.txt base_sum p1_sum
+	local out=$BUILD/out/width.txt base_sum p1_sum lost_line
 	mkdir -p "$BUILD/out"
 	rm -f "$out"
 	if ((ok)); then
 		# "32 lost in 38 rounds (8.4 s)", or its ranges over the runs.
 		span() { printf '%s\n' "$@" | sort -n | sed -n '1p;$p' | paste -sd- | sed -E 's/^([^-]*)-\1$/\1/'; }
 		base_sum="$(span "${bl[@]}") lost in $(span "${br[@]}") rounds ($(span "${bs[@]}") s), on ports 2048-4095 only, in each of $WIDTH_RUNS run(s)"
+		lost_line="$(span "${bl[@]}") lost in $(span "${br[@]}") rounds ($(span "${bs[@]}") s)"
 		p1_sum="$plo lost in $pr rounds ($WIDTH_RUNS run(s) of $WIDTH_ROUNDS)"
 		{
 			echo "Patch 1's bug live (make xen-test ARCH=arm): Xen $(<"$XROOT/.version") armhf"
 			echo "under QEMU TCG, 2 vCPUs; dom0 with xen.fifo_events=0 runs evtchn-stress"
-			echo "width (a port in each word 32-63 and 62 in words 1-31 on vCPU 0, a low and"
-			echo "a high one raised together from vCPU 1):"
-			echo "  $name as released: $base_sum"
+			echo "width (a port in each word 32-63 and two in each word 1-31 on vCPU 0, a"
+			echo "low and a high one raised together from vCPU 1):"
+			echo "  $name as released: $lost_line,"
+			echo "    on ports 2048-4095 only, in each of $WIDTH_RUNS run(s)"
 			echo "  with patch 1 alone: $p1_sum"
 		} >"$out"
 		pass "$what" "$name: $base_sum; with patch 1: $p1_sum (figures: ${out#"$ROOT"/}, lines: $wlog)"
