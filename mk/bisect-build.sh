@@ -27,17 +27,8 @@ if ((n == 0)); then
 fi
 mkdir -p "$LOGS"
 
-# (Re)create the worktree if it is missing or belongs to an earlier
-# build/linux (mk/tree.sh re-extracts it when the base changes).
-git -C "$LINUX" worktree prune
-if ! grep -qxF "worktree $wt" <<<"$(git -C "$LINUX" worktree list --porcelain)"; then
-	rm -rf "$wt"
-	say "creating the worktree build/bisect ..."
-	git -C "$LINUX" worktree add -q --detach "$wt" "${commits[0]}"
-fi
-
 # Configure once per arch, at the first commit.
-git -C "$wt" checkout -q -f --detach "${commits[0]}"
+linux_worktree "$wt" "${commits[0]}" || die "cannot make the worktree build/bisect of build/linux"
 for arch in "${ARCHES[@]}"; do
 	o=$BUILD/kbuild-bisect-$arch
 	log=$LOGS/bisect-config-$arch.log

@@ -135,6 +135,19 @@ cross_prefix() {
 	esac
 }
 
+# linux_worktree DIR REV: DIR as a git worktree of build/linux, detached
+# at REV, (re)created if it is missing or belongs to an earlier build/linux
+# (mk/tree.sh re-extracts it when the base changes); non-zero on a failure.
+linux_worktree() {
+	local wt=$1 rev=$2
+	git -C "$LINUX" worktree prune
+	if ! grep -qxF "worktree $wt" <<<"$(git -C "$LINUX" worktree list --porcelain)"; then
+		rm -rf "$wt"
+		git -C "$LINUX" worktree add -q --detach "$wt" "$rev" || return 1
+	fi
+	git -C "$wt" checkout -q -f --detach "$rev"
+}
+
 # kmake SRC O ARCH ARGS...: the kernel's make in source tree SRC, building
 # out of tree in O for ARCH, compiling through ccache.
 kmake() {

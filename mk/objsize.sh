@@ -24,11 +24,7 @@ mapfile -t -O 1 revs < <(git -C "$LINUX" rev-list --reverse base..HEAD -- \
 	drivers/xen/events/events_2l.c)
 ((${#revs[@]} > 1)) || die "no commit of the series changes events_2l.c"
 
-git -C "$LINUX" worktree prune
-if ! grep -qxF "worktree $wt" <<<"$(git -C "$LINUX" worktree list --porcelain)"; then
-	rm -rf "$wt"
-	git -C "$LINUX" worktree add -q --detach "$wt" base
-fi
+linux_worktree "$wt" base || die "cannot make the worktree $wt of build/linux"
 
 declare -A SIZE
 for arch in "${ARCHES[@]}"; do

@@ -641,24 +641,15 @@ width_kernel() {
 	WIDTH_IMAGE=$out
 	[[ ! -f $out ]] || return 0
 	mkdir -p "$XBUILD/width"
-	# (Re)create the worktree if it is missing or belongs to an earlier
-	# build/linux (mk/tree.sh re-extracts it when the base changes).
-	git -C "$LINUX" worktree prune
-	if ! grep -qxF "worktree $WT" <<<"$(git -C "$LINUX" worktree list --porcelain)"; then
-		rm -rf "$WT"
-		git -C "$LINUX" worktree add -q --detach "$WT" "$rev" >>"$log" 2>&1 ||
-			{ WIDTH_ERR="git worktree add $WT failed (see $log)"; return 1; }
-	fi
-	git -C "$WT" checkout -q -f --detach "$rev" >>"$log" 2>&1 ||
-		{ WIDTH_ERR="git checkout $rev in $WT failed (see $log)"; return 1; }
+	linux_worktree "$WT" "$rev" >>"$log" 2>&1 ||
+		{ WIDTH_ERR="cannot check $rev out in the worktree $WT (see $log)"; return 1; }
 	mkdir -p "$WOBJ"
 	cmp -s "$KCONFIG_FILE" "$WOBJ/.config.test" || cp "$KCONFIG_FILE" "$WOBJ/.config.test"
 	[[ $WOBJ/.config -nt $WOBJ/.config.test ]] || cp "$WOBJ/.config.test" "$WOBJ/.config"
 	say "building the $name kernel ($(git -C "$WT" log -1 --format='%h %s' "$rev")) in ${WOBJ#"$ROOT"/}; log: $log"
 	setup_ccache
-	local mk=(make -C "$WT" O="$WOBJ" ARCH=arm CROSS_COMPILE="$TRIPLET-"
-		CC="ccache $TRIPLET-gcc" -j"$(nproc)")
-	{ "${mk[@]}" olddefconfig && "${mk[@]}" zImage; } >>"$log" 2>&1 </dev/null ||
+	{ kmake "$WT" "$WOBJ" arm olddefconfig && kmake "$WT" "$WOBJ" arm -j"$(nproc)" zImage; } \
+		>>"$log" 2>&1 </dev/null ||
 		{ WIDTH_ERR="the $name kernel did not build (see $log)"; return 1; }
 	cp "$WOBJ/$KIMAGE" "$out.tmp"
 	mv "$out.tmp" "$out"
@@ -679,8 +670,7 @@ width_run() {
 		WIDTH_LINE="no 'width:' line ($(rc_text "$WIDTH_RC"): $(between "$SERIAL" width | tail -n 1))"
 	fi
 	# The splat rules of the main run: a splat fails the run.
-	splat=$(grep -anE "$SPLATS" "$SERIAL" | grep -av '^[0-9]*:(XEN)') || true
-	[[ -n $splat ]] || splat=$(grep -anE "$XEN_SPLATS" "$SERIAL") || true
+	splat=$(splats "$SERIAL")
 	if [[ -n $splat ]]; then
 		WIDTH_RC="splat"
 		WIDTH_LINE="a kernel splat: $(head -n 1 <<<"$splat")"
@@ -748,8 +738,8 @@ width_stage() {
 	if ((ok)); then
 		# "32 lost in 38 rounds (8.4 s)", or its ranges over the runs.
 		span() { printf '%s\n' "$@" | sort -n | sed -n '1p;$p' | paste -sd- | sed -E 's/^([^-]*)-\1$/\1/'; }
-		base_sum="$(span "${bl[@]}") lost in $(span "${br[@]}") rounds ($(span "${bs[@]}") s), on ports 2048-4095 only, in each of $WIDTH_RUNS run(s)"
 		lost_line="$(span "${bl[@]}") lost in $(span "${br[@]}") rounds ($(span "${bs[@]}") s)"
+		base_sum="$lost_line, on ports 2048-4095 only, in each of $WIDTH_RUNS run(s)"
 		p1_sum="$plo lost in $pr rounds ($WIDTH_RUNS run(s) of $WIDTH_ROUNDS)"
 		{
 			echo "Patch 1's bug live (make xen-test ARCH=arm): Xen $(<"$XROOT/.version") armhf"
@@ -767,6 +757,13 @@ width_stage() {
 }
 
 # --------------------------------------------------------------- judging ---
+# splats LOG: the lines of LOG (numbered) that break the splat rules: a
+# kernel's SPLATS outside Xen's own lines, then Xen's XEN_SPLATS.
+splats() {
+	{ grep -anE "$SPLATS" "$1" | grep -av '^[0-9]*:(XEN)'; } || true
+	grep -anE "$XEN_SPLATS" "$1" || true
+}
+
 PASSED=0 FAILED=0
 pass() {
 	PASSED=$((PASSED + 1))
@@ -984,8 +981,8 @@ judge() {
 	fi
 
 	# kernel splats, anywhere
-	if grep -anE "$SPLATS" "$SERIAL" | grep -av '^[0-9]*:(XEN)' >"$L-splats.txt" ||
-		grep -anE "$XEN_SPLATS" "$SERIAL" >>"$L-splats.txt"; then
+	splats "$SERIAL" >"$L-splats.txt"
+	if [[ -s $L-splats.txt ]]; then
 		fail "kernel splats" "$(wc -l <"$L-splats.txt") line(s) in $SERIAL, first: $(head -n 1 "$L-splats.txt") (all: $L-splats.txt)"
 	else
 		pass "kernel splats" "none"
