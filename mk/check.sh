@@ -140,6 +140,14 @@ if [[ ${VEE_TEST:-1} != 0 && $SERIES_BASE == "$MAIN_BASE" ]]; then
 	run_counted test-vee vee-self ../lab/vee/test-vee.sh
 fi
 
+# Then the self-test of make live-order's trace reduction
+# (lab/order/test-order.sh: saved traces with known answers, a second
+# or so), with the 7.3 base only.  ORDER_TEST=0 leaves it out.
+if [[ ${ORDER_TEST:-1} != 0 && $SERIES_BASE == "$MAIN_BASE" ]]; then
+	say "== make live-order's trace reduction (lab/order/test-order.sh)"
+	run_counted test-order order-self ../lab/order/test-order.sh
+fi
+
 # Then the live test on Xen 4.17 in QEMU (mk/xen-test.sh) for each
 # architecture of XEN_TEST_ARCHS (default: x86_64 arm): the KUnit kernel
 # of that architecture as dom0 and guest, and on arm the width bug stage
