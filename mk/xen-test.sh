@@ -526,6 +526,20 @@ stage_xen_tools() {
 	install -m 644 "$LAB/xl.conf" "$r/etc/xen/xl.conf"
 }
 
+# stage_diagnostics DIR: for dom0-init's guest_diagnostics (a guest that
+# does not end in time), on x86: xenctx and the test kernel's System.map
+# in /xen-test, for the guest's stacks.  (Not yet tried on Arm.)
+stage_diagnostics() {
+	local r=$1 t=$XROOT$XEN_BIN/xenctx
+	((!FOREIGN)) || return 0
+	if [[ -x $t ]]; then
+		cp "$t" "$r$XEN_BIN/xenctx"
+		stage_libs "$r" "$t"
+	fi
+	[[ -n $PKG || ! -f $KDIR/System.map ]] ||
+		install -m 644 "$KDIR/System.map" "$r/xen-test/System.map"
+}
+
 build_initramfs() {
 	local d=$XBUILD/domU-root r=$XBUILD/dom0-root
 	# The guest: busybox, its init, evtchn-stress.
@@ -540,6 +554,7 @@ build_initramfs() {
 	install -m 644 "$LAB/$DOMU_CFG" "$r/xen-test/domU.cfg"
 	install -m 644 "$BZIMAGE" "$DOM0_KERNEL"
 	install -m 644 "$XBUILD/domU.cpio.gz" "$r/xen-test/domU.cpio.gz"
+	stage_diagnostics "$r"
 	mkcpio "$r" "$XBUILD/dom0.cpio.gz"
 }
 
