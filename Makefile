@@ -66,7 +66,7 @@ check: replay-check
 refresh: deps
 	@mk/refresh.sh
 # The series as mail in build/series/, checked by checkpatch.pl --strict.
-## series: the series as mail in build/series/, checked (SIGNOFF=, AUTHOR=, V=)
+## series: the series as mail in build/series/, checked (SIGNOFF=, AUTHOR=, REVISION=)
 series: tree
 	@mk/series.sh
 
@@ -146,5 +146,5 @@ help:
 	@echo 'Targets (BASE=7.3, the default, or BASE=6.12|6.1 for a backport):'
 	@sed -n 's/^## \([^:]*\): /  \1\t/p' $(firstword $(MAKEFILE_LIST)) | expand -t 16
 	@echo 'Variables: BASE ARCH KCONFIG KUNIT_CONFIGS KUNIT_FILTER KUNIT_KCONFIG_ADD KUNIT_BUILD_DIR'
-	@echo '  SIGNOFF AUTHOR V FUZZ FUZZ_SECS FUZZ_MERGE FUZZ_PASSES XEN_TEST XEN_TEST_ARCHS KERNEL'
+	@echo '  SIGNOFF AUTHOR REVISION FUZZ FUZZ_SECS FUZZ_MERGE FUZZ_PASSES XEN_TEST XEN_TEST_ARCHS KERNEL'
 	@echo '  KERNELS VARIANTS RUNS SECS (see docs/ and lab/ for each)'
