@@ -22,14 +22,20 @@
  *   what the module's own count must equal), flood_services,
  *   flood_above_cursor (passes that began with vCPU N's last service a
  *   module port below the flooding one in its word: the start word, the
- *   flooding port above the cursor; --word-bits, 64, is the word's size),
+ *   flooding port above the cursor; --word-bits, 64, is the word's size;
+ *   an estimate from below: a pass after another IRQ's service, which may
+ *   be the VIRQ_TIMER's pre-check that leaves the cursor where it is, or
+ *   before the flooding port's first service, is not counted),
  *   double_passes (passes in which an IRQ other than the VIRQ_TIMER's,
  *   named timerN, is serviced twice), double_evo and double_other (of
- *   them, with a module port twice, and with another IRQ twice),
+ *   them, those with a module port twice, and those with another IRQ
+ *   twice: a pass may be both),
  *   first_double (pass index and the IRQ's name), wait_max_us and
  *   wait_max_passes (the longest wait of a raised port other than the
  *   flooding one: from its first raise to its service, in microseconds and
- *   in whole passes of vCPU N begun and ended between), per_pass
+ *   in whole passes of vCPU N begun and ended between), wait_us (those
+ *   waits' median and 99th percentile in microseconds, and how many there
+ *   were), per_pass
  *   (min p50 p90 max of the module's ports serviced in a pass),
  *   per_pass_hist (COUNT:PASSES), flood_share_hist (the flooding port's
  *   share of a pass's services, in tenths, for passes with a service:
@@ -73,7 +79,8 @@ static unsigned long share_hist[11];
 
 static long pass = -1;		/* index of vCPU N's current pass */
 static int pass_in_window;	/* it began inside the window */
-static unsigned int pass_services, pass_flood, pass_double;
+static unsigned int pass_services, pass_flood;
+static int pass_double_evo, pass_double_other;
 static unsigned long passes, services, services_all, flood_services;
 static unsigned long double_passes, double_evo, double_other;
 static long first_double_pass = -1;
@@ -84,6 +91,26 @@ static char first_double_name[32];
 static double wait_max_us;
 static long wait_max_passes;
 static int wait_max_us_port = -1, wait_max_passes_port = -1;
+static double *waits;		/* every wait, in microseconds */
+static size_t nr_waits, cap_waits;
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The nearest-rank percentile @pct of the waits (sorted). */
+static double wait_pct(unsigned int pct)
+{
+	size_t rank;
+
+	if (!nr_waits)
+		return 0;
+	rank = (nr_waits * pct + 99) / 100;
+	return waits[rank ? rank - 1 : 0];
+}
 
 static void end_pass(void)
 {
@@ -93,8 +120,10 @@ static void end_pass(void)
 	per_pass_hist[pass_services > MAX_PER_PASS ? MAX_PER_PASS : pass_services]++;
 	if (pass_services)
 		share_hist[pass_flood * 10 / pass_services]++;
-	if (pass_double)
+	if (pass_double_evo || pass_double_other)
 		double_passes++;
+	double_evo += pass_double_evo;
+	double_other += pass_double_other;
 }
 
 /* A line of the trace: CPU, timestamp and the event after them. */
@@ -105,18 +134,17 @@ static int parse_line(char *line, int *cpu, double *ts, char **event)
 	if (*line == '#' || *line == '\n' || !*line)
 		return 0;
 	/* The task name may hold anything: find " [NNN] ". */
-	for (;;) {
+	for (;; p += 2) {
 		p = strstr(p, " [");
 		if (!p)
 			return -1;
-		if (p[2] >= '0' && p[2] <= '9')
+		if (p[2] < '0' || p[2] > '9')
+			continue;
+		errno = 0;
+		*cpu = strtol(p + 2, &end, 10);
+		if (!errno && end[0] == ']' && end[1] == ' ')
 			break;
-		p += 2;
 	}
-	errno = 0;
-	*cpu = strtol(p + 2, &end, 10);
-	if (errno || *end != ']')
-		return -1;
 	p = end + 1;
 	while (*p == ' ')
 		p++;
@@ -196,7 +224,8 @@ int main(int argc, char **argv)
 			    last_port / word_bits == flood_port / word_bits &&
 			    last_port < flood_port)
 				flood_above++;
-			pass_services = pass_flood = pass_double = 0;
+			pass_services = pass_flood = 0;
+			pass_double_evo = pass_double_other = 0;
 			continue;
 		}
 		if (!strncmp(ev, "irq_handler_entry: irq=", 23)) {
@@ -238,13 +267,10 @@ int main(int argc, char **argv)
 			/* The VIRQ_TIMER port may be serviced twice. */
 			if (ii->last_pass == pass && strncmp(ii->name, "timer", 5) &&
 			    pass_in_window) {
-				if (!pass_double) {
-					if (evo)
-						double_evo++;
-					else
-						double_other++;
-				}
-				pass_double = 1;
+				if (evo)
+					pass_double_evo = 1;
+				else
+					pass_double_other = 1;
 				if (first_double_pass < 0) {
 					first_double_pass = passes;
 					snprintf(first_double_name,
@@ -262,6 +288,13 @@ int main(int argc, char **argv)
 
 				if (w < 0)
 					w = 0;
+				if (nr_waits == cap_waits) {
+					cap_waits = cap_waits ? 2 * cap_waits : 4096;
+					waits = realloc(waits, cap_waits * sizeof(*waits));
+					if (!waits)
+						die("out of memory");
+				}
+				waits[nr_waits++] = us;
 				if (us > wait_max_us) {
 					wait_max_us = us;
 					wait_max_us_port = port;
@@ -322,6 +355,8 @@ int main(int argc, char **argv)
 		printf("first_double none\n");
 	printf("wait_max_us %.1f %d\n", wait_max_us, wait_max_us_port);
 	printf("wait_max_passes %ld %d\n", wait_max_passes, wait_max_passes_port);
+	qsort(waits, nr_waits, sizeof(*waits), cmp_double);
+	printf("wait_us %.1f %.1f %zu\n", wait_pct(50), wait_pct(99), nr_waits);
 	{
 		unsigned long seen = 0, p50 = 0, p90 = 0, min = 0, max = 0;
 		int have50 = 0, have90 = 0, havemin = 0;

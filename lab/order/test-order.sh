@@ -6,7 +6,9 @@
 #
 # Builds order-reduce with the host's cc into a temporary directory, then:
 #  - tests/NAME.trace (saved traces with a known answer, made by hand)
-#    reduces to exactly tests/NAME.expected: double.trace has a double
+#    reduces to exactly tests/NAME.expected (or, with tests/NAME.args,
+#    order-reduce's arguments give NAME.expected: cpu1, --cpu 1 on
+#    double.trace): double.trace has a double
 #    service of the flooding port and one of another IRQ, and a timer
 #    serviced twice that must not count; once.trace is the same without
 #    the doubles (what the series must give);
@@ -30,27 +32,39 @@ if ! ${CC:-cc} -O2 -Wall -Wextra -Werror -o "$tmp/order-reduce" "$here/order-red
 fi
 cd "$here" || exit 2
 shopt -s nullglob
-for t in tests/*.trace; do
-	name=${t%.trace}
+# A test: NAME.expected with NAME.args (order-reduce's arguments) or
+# NAME.trace; NAME.error with NAME.trace.
+for t in tests/*.expected tests/*.error; do
+	name=${t%.*}
+	args=("$name.trace")
+	if [[ -f $name.args ]]; then
+		read -ra args <"$name.args"
+	elif [[ ! -f $name.trace ]]; then
+		bad "$t has neither $name.trace nor $name.args"
+		continue
+	fi
 	rc=0
-	"$tmp/order-reduce" "$t" >"$tmp/out" 2>"$tmp/err" || rc=$?
-	if [[ -f $name.expected ]]; then
-		if ((rc == 0)) && diff -u "$name.expected" "$tmp/out" >"$tmp/diff"; then
+	"$tmp/order-reduce" "${args[@]}" >"$tmp/out" 2>"$tmp/err" || rc=$?
+	if [[ $t == *.expected ]]; then
+		if ((rc == 0)) && diff -u "$t" "$tmp/out" >"$tmp/diff"; then
 			ok
 		else
-			bad "$t: exit $rc, or not $name.expected: $(head -n 1 "$tmp/err")$(tail -n +3 "$tmp/diff" | head -n 8)"
-		fi
-	elif [[ -f $name.error ]]; then
-		want=$(<"$name.error")
-		got=$(<"$tmp/err")
-		if ((rc == 1)) && [[ $got =~ ^order-reduce:\ $t:[0-9]+:\ (.*)$ && ${BASH_REMATCH[1]} == "$want" && ! -s $tmp/out ]]; then
-			ok
-		else
-			bad "$t: want exit 1 and '$want', got exit $rc and '$got'"
+			bad "$name (${args[*]}): exit $rc, or not $t: $(head -n 1 "$tmp/err")$(tail -n +3 "$tmp/diff" | head -n 8)"
 		fi
 	else
-		bad "$t has neither $name.expected nor $name.error"
+		want=$(<"$t")
+		got=$(<"$tmp/err")
+		if ((rc == 1)) && [[ $got =~ ^order-reduce:\ $name.trace:[0-9]+:\ (.*)$ && ${BASH_REMATCH[1]} == "$want" && ! -s $tmp/out ]]; then
+			ok
+		else
+			bad "$name.trace: want exit 1 and '$want', got exit $rc and '$got'"
+		fi
 	fi
+done
+for t in tests/*.trace; do
+	[[ -f ${t%.trace}.expected || -f ${t%.trace}.error ]] ||
+		grep -qsF -- "$t" tests/*.args ||
+		bad "$t: no test uses it (no ${t%.trace}.expected or .error)"
 done
 rc=0
 "$tmp/order-reduce" --bogus >"$tmp/out" 2>"$tmp/err" || rc=$?
