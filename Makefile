@@ -16,7 +16,7 @@ ARCH ?= x86_64
 # '## TARGET: what it does' above each target is what make help prints
 # (mk/check.sh checks that every target has one).
 .PHONY: help all deps tree refresh kunit replay-check check series bisect-build clean \
-	bench fairness xen-test fuzz fuzz-long deb vee-lab vee-report objsize
+	bench fairness xen-test fuzz fuzz-long deb vee-lab vee-report objsize live-order
 
 # Default: the patched, dom0-capable x86_64 kernel in build/out/
 # (mk/kernel.sh; KCONFIG=/path/to/.config replaces defconfig + xen.config).
@@ -113,6 +113,15 @@ fairness: tree
 xen-test: tree
 	@XEN_ARCH=$(ARCH) mk/xen-test.sh
 
+# The order of service traced live (mk/live-order.sh, lab/order/): the
+# base as released and the series as x86 PV dom0 on Xen 4.17 under QEMU,
+# the function tracer on evtchn_2l_handle_events and irq:irq_handler_entry
+# under a flood and a burst from the lab's module; build/out/live-order.txt
+# and .png.  Not in make check (its reduction's self-test is).
+## live-order: the order of service traced live on Xen, base against series (build/out/live-order.txt, .png)
+live-order: tree
+	@mk/live-order.sh
+
 # Fuzzing (mk/fuzz.sh, lab/fuzz/): libFuzzer with ASan and UBSan over the
 # replay script parser and engine (fuzz-script) and over a differential of
 # the series' evtchn_2l_handle_events() against a reference (fuzz-diff),
@@ -147,4 +156,4 @@ help:
 	@sed -n 's/^## \([^:]*\): /  \1\t/p' $(firstword $(MAKEFILE_LIST)) | expand -t 16
 	@echo 'Variables: BASE ARCH KCONFIG KUNIT_CONFIGS KUNIT_FILTER KUNIT_KCONFIG_ADD KUNIT_BUILD_DIR'
 	@echo '  SIGNOFF AUTHOR REVISION FUZZ FUZZ_SECS FUZZ_MERGE FUZZ_PASSES XEN_TEST XEN_TEST_ARCHS KERNEL'
-	@echo '  KERNELS VARIANTS RUNS SECS (see docs/ and lab/ for each)'
+	@echo '  KERNELS VARIANTS RUNS SECS SCENARIOS ORDER_SECS (see docs/ and lab/ for each)'

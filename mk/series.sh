@@ -117,6 +117,11 @@ if [[ ${COVER_FIGURES:-1} != 0 ]]; then
 	else
 		warn "build/out/width.txt is missing: the cover letter has no live figure for patch 1 (make xen-test ARCH=arm writes it)"
 	fi
+	if [[ -s $BUILD/out/live-order.txt ]]; then
+		figures+=("$BUILD/out/live-order.txt")
+	else
+		warn "build/out/live-order.txt is missing: the cover letter has no live figure for patch 3 (make live-order writes it)"
+	fi
 fi
 python3 - "${cover[0]}" "$ROOT/mk/cover-letter.in" "$measured" "$LINUX" "${figures[@]}" <<'EOF'
 import re, subprocess, sys, textwrap
