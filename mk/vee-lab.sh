@@ -4,10 +4,11 @@
 # (Xen bug 1115; Ongaro, Cox, Rixner, VEE 2008): 7 guests receiving TCP
 # streams through dom0, on Xen 4.17 in QEMU, with three dom0 kernels that
 # differ only in the 2-level scan:
-#   lowest   Linux 6.12 with lab/vee/lowest-first.patch (the 2.6.18-era
-#            scan; outside the series, for this lab only)
-#   base     Linux 6.12 as released
-#   series   Linux 6.12 with the series (build/linux)
+#   lowest   the base (build/linux's base commit, Linux 7.3) with
+#            lab/vee/lowest-first.patch (the 2.6.18-era scan; outside the
+#            series, for this lab only)
+#   base     the base as released
+#   series   the base with the series (build/linux)
 # all built from one worktree of build/linux (build/vee/linux) in one
 # build directory (build/vee/kbuild), defconfig + xen.config +
 # lab/vee/vee.config, so that only what differs is recompiled.
