@@ -15,7 +15,11 @@
  *   - trace_printk lines of the module: "evo begin S", "evo end S",
  *     "evo raise PORT".
  * Only the lines between "evo begin" and "evo end", and only the passes
- * and services of vCPU N (0), count.  Printed, one "key value..." line
+ * and services of vCPU N (0), count.  With --all (a trace without the
+ * module, as make vee-lab takes one), the whole trace counts and every
+ * IRQ serviced is a service; a pass may also be a kprobe event named
+ * evo_pass on evtchn_2l_handle_events ("evo_pass: (evtchn_2l_handle_events
+ * ...").  Printed, one "key value..." line
  * each:
  *   passes, services (of the module's ports, in those passes),
  *   services_all (the same, also in a pass begun before the window:
@@ -55,6 +59,7 @@
 static const char *prog = "order-reduce";
 static const char *input = "-";
 static int word_bits = 64;	/* of an event word, xen_ulong_t */
+static int all;			/* --all: every IRQ, the whole trace */
 static unsigned long lineno;
 
 static void die(const char *msg)
@@ -172,6 +177,9 @@ int main(int argc, char **argv)
 	for (a = 1; a < argc; a++) {
 		if (!strcmp(argv[a], "--cpu") && a + 1 < argc) {
 			cpu_wanted = atoi(argv[++a]);
+		} else if (!strcmp(argv[a], "--all")) {
+			all = 1;
+			in_window = 1;
 		} else if (!strcmp(argv[a], "--word-bits") && a + 1 < argc) {
 			word_bits = atoi(argv[++a]);
 			if (word_bits != 32 && word_bits != 64) {
@@ -179,7 +187,7 @@ int main(int argc, char **argv)
 				return 2;
 			}
 		} else if (argv[a][0] == '-' && argv[a][1]) {
-			fprintf(stderr, "usage: %s [--cpu N] [--word-bits 64|32] [FILE]\n",
+			fprintf(stderr, "usage: %s [--cpu N] [--word-bits 64|32] [--all] [FILE]\n",
 				prog);
 			return 2;
 		} else {
@@ -213,7 +221,9 @@ int main(int argc, char **argv)
 			die("not a line of ftrace's text format");
 		ev[strcspn(ev, "\n")] = 0;
 
-		if (!strncmp(ev, "evtchn_2l_handle_events <-", 26)) {
+		/* A pass: the function tracer's line, or a kprobe's named evo_pass. */
+		if (!strncmp(ev, "evtchn_2l_handle_events <-", 26) ||
+		    !strncmp(ev, "evo_pass: (evtchn_2l_handle_events", 34)) {
 			if (cpu != cpu_wanted)
 				continue;
 			end_pass();
@@ -230,7 +240,7 @@ int main(int argc, char **argv)
 		}
 		if (!strncmp(ev, "irq_handler_entry: irq=", 23)) {
 			struct irq_info *ii;
-			int evo;
+			int evo, counted;
 
 			if (cpu != cpu_wanted || !in_window)
 				continue;
@@ -252,11 +262,12 @@ int main(int argc, char **argv)
 					flood_port = port;
 				ii->role_counted = strcmp(s + 1, "peer") != 0;
 			}
-			if (evo && ii->role_counted)
+			counted = all || (evo && ii->role_counted);
+			if (counted)
 				services_all++;
 			if (pass < 0)
 				continue;	/* before the first pass */
-			if (evo && ii->role_counted && pass_in_window) {
+			if (counted && pass_in_window) {
 				services++;
 				pass_services++;
 				if (ii->flood) {
@@ -311,7 +322,9 @@ int main(int argc, char **argv)
 		if (!s)
 			continue;
 		s += 6;
-		if (!strncmp(s, "begin", 5)) {
+		if (all) {
+			/* The whole trace counts: the module's markers do not. */
+		} else if (!strncmp(s, "begin", 5)) {
 			if (seen_begin)
 				die("a second \"evo begin\"");
 			seen_begin = in_window = 1;
@@ -334,10 +347,12 @@ int main(int argc, char **argv)
 	}
 	if (ferror(f))
 		die(strerror(errno));
-	if (!seen_begin)
+	if (!seen_begin && !all)
 		die("no \"evo begin\" line: not a trace of the evtchn_order module");
-	if (!seen_end)
+	if (!seen_end && !all)
 		die("no \"evo end\" line: the trace stops before the run's end");
+	if (all)
+		end_pass();
 	if (!passes)
 		die("no pass of evtchn_2l_handle_events on that vCPU: is it traced?");
 
