@@ -32,7 +32,11 @@
 #                guests in full-size segments, so the NIC sees what bulk
 #                gives it (lab/vee/README.md)
 #
-# KERNELS (default "lowest base series"), RUNS (3), SECS (180).  The
+# KERNELS (default "lowest base series"), RUNS (3), SECS (180).
+# VEE_TRACE=S: in run 1 of each boot, S seconds of dom0's order of
+# service traced (a kprobe on evtchn_2l_handle_events, irq events;
+# lab/vee/dom0-init's vee_trace, lab/order/order-reduce.c --all): the
+# "vee-trace:" lines of the serial log, also in build/logs/vee-K-V-trace.txt.  The
 # runs come out of the serial logs through lab/vee/collect.awk, the tables
 # and the chart through lab/vee/vee-report.py: build/out/vee.txt and
 # build/out/vee.png; logs in build/logs/vee-*.
@@ -60,6 +64,7 @@ KERNELS=${KERNELS:-lowest base series}
 VARIANTS=${VARIANTS:-bulk unmoderated noisy}
 RUNS=${RUNS:-3}
 SECS=${SECS:-180}
+VEE_TRACE=${VEE_TRACE:-0}
 GUESTS=7
 NOISY_GUEST=1
 PORT_BASE=15000
@@ -67,6 +72,8 @@ OUT=$BUILD/out
 
 [[ $RUNS =~ ^[1-9][0-9]*$ ]] || die "RUNS must be a positive number, not '$RUNS'"
 [[ $SECS =~ ^[1-9][0-9]*$ ]] || die "SECS must be a positive number of seconds, not '$SECS'"
+[[ $VEE_TRACE =~ ^[0-9]+$ ]] || die "VEE_TRACE must be a number of seconds (0: no trace), not '$VEE_TRACE'"
+((VEE_TRACE == 0 || VEE_TRACE + 15 < SECS)) || die "VEE_TRACE=$VEE_TRACE does not fit in a run of SECS=$SECS (it starts 15 s in)"
 for k in $KERNELS; do
 	case $k in lowest | base | series) ;; *) die "KERNELS: unknown kernel '$k' (lowest, base, series)" ;; esac
 done
@@ -142,6 +149,8 @@ build_tools() {
 		die "cannot build lab/vee/vee-flood.c"
 	gcc -O2 -Wall -o "$VEE_SEND" "$VLAB/vee-send.c" ||
 		die "cannot build lab/vee/vee-send.c"
+	gcc -O2 -Wall -Wextra -Werror -static -o "$VEE/bin/order-reduce" "$ROOT/lab/order/order-reduce.c" ||
+		die "cannot build lab/order/order-reduce.c"
 }
 
 # build_vee_initramfs K: dom0's and the guests' initramfs, kernel K.
@@ -159,6 +168,7 @@ build_vee_initramfs() {
 		die "xenstore-utils has no usr/bin/xenstore-read"
 	stage_libs "$r" "$XROOT/usr/bin/xenstore-read"
 	install -m 755 "$VLAB/vif-vee" "$r/etc/xen/scripts/vif-vee"
+	install -m 755 "$VEE/bin/order-reduce" "$r/usr/bin/order-reduce"
 	install -m 644 "$VLAB/guest.cfg" "$r/vee/guest.cfg"
 	install -m 644 "$VEE/bzImage-$k" "$r/vee/bzImage"
 	install -m 644 "$XBUILD/guest.cpio.gz" "$r/vee/guest.cpio.gz"
@@ -196,6 +206,7 @@ boot() {
 	QEMU_MEM=4096
 	DOM0_ARGS="$DOM0_BASE_ARGS vee.guests=$GUESTS vee.secs=$SECS vee.runs=$RUNS vee.watchdog=$((TIMEOUT - 60))"
 	[[ $v != noisy ]] || DOM0_ARGS+=" vee.noisy=$NOISY_GUEST"
+	((VEE_TRACE == 0)) || DOM0_ARGS+=" vee.trace=$VEE_TRACE"
 	if [[ $v == unmoderated ]]; then
 		nic+=,mitigation=off
 		DOM0_ARGS+=" e1000.InterruptThrottleRate=0"
@@ -206,6 +217,16 @@ boot() {
 	run_qemu
 	for i in "${SENDER_PIDS[@]}"; do wait "$i" || true; done
 	why=$(check_boot "$k" "$v") || die "kernel $k, variant $v: $why"
+	if ((VEE_TRACE)); then
+		grep -a '^vee-trace: ' "$SERIAL" >"$L-trace.txt" || true
+		! grep -q 'vee-trace: error' "$L-trace.txt" ||
+			die "kernel $k, variant $v: $(grep -m1 'vee-trace: error' "$L-trace.txt")"
+		grep -q '^vee-trace: cpu0 passes ' "$L-trace.txt" ||
+			die "kernel $k, variant $v: no traced passes in the serial log (see $SERIAL)"
+		! awk '$2 ~ /^cpu[0-9]+$/ && $3 == "entries" && ($6 != 0 || $8 != 0) { bad = 1 } END { exit !bad }' "$L-trace.txt" ||
+			die "kernel $k, variant $v: the trace lost events (overrun/dropped; see $L-trace.txt)"
+		say "kernel $k, variant $v: traced $(awk '$3 == "passes" { p = p (p ? ", " : "") $2 ": " $4 } END { print p }' "$L-trace.txt") passes; ports a pass (p50/p90/max) $(awk '$3 == "per_pass" { q = q (q ? ", " : "") $2 ": " $5 "/" $6 "/" $7 } END { print q }' "$L-trace.txt"); double passes $(awk '$3 == "double_passes" { d = d (d ? ", " : "") $2 ": " $4 } END { print d }' "$L-trace.txt") ($L-trace.txt)"
+	fi
 }
 
 # check_boot K V: whether the boot of kernel K, variant V, finished its
