@@ -31,8 +31,8 @@
 set -eEuo pipefail
 trap 'echo "$PROG: line $LINENO: \"$BASH_COMMAND\" failed (exit $?)" >&2' ERR
 export XEN_ARCH=x86_64
-# The rig's functions (check_host, check_kernel, fetch_xen, busybox_root,
-# build_stress, mkcpio, run_qemu, between, marker_rc, splats).
+# The rig's functions (rig_prepare, busybox_root, mkcpio, run_qemu,
+# between, marker_rc, splats).
 # shellcheck source=mk/xen-test.sh
 . "$(dirname "$0")/xen-test.sh"
 PROG=live-order
@@ -277,13 +277,8 @@ EOF
 
 main() {
 	local base head
-	mkdir -p "$LOGS" "$ORD" "$OUT"
-	: >"$PREPLOG"
-	check_host
-	require_tree
-	check_kernel
-	fetch_xen
-	build_stress
+	mkdir -p "$ORD" "$OUT"
+	rig_prepare
 	build_reduce
 	base=$(git -C "$LINUX" rev-list --max-parents=0 HEAD)
 	head=$(git -C "$LINUX" rev-parse HEAD)

@@ -1017,8 +1017,10 @@ judge() {
 	fi
 }
 
-# ----------------------------------------------------------------- main ---
-main() {
+# rig_prepare: what every boot of the rig needs first (also for the live
+# labs that source this script): the host's packages, build/linux, the
+# test kernel, Debian's Xen, evtchn-stress.
+rig_prepare() {
 	mkdir -p "$LOGS" "$XBUILD"
 	: >"$PREPLOG"
 	check_host
@@ -1026,6 +1028,11 @@ main() {
 	check_kernel
 	fetch_xen
 	build_stress
+}
+
+# ----------------------------------------------------------------- main ---
+main() {
+	rig_prepare
 	build_initramfs
 	say "kernel: ${BZIMAGE#"$ROOT"/} ($(date -r "$BZIMAGE" '+%F %T'))"
 	say "initramfs: $XBUILD/dom0.cpio.gz ($(du -h "$XBUILD/dom0.cpio.gz" | cut -f1)), guest: $XBUILD/domU.cpio.gz"
