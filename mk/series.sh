@@ -122,6 +122,11 @@ if [[ ${COVER_FIGURES:-1} != 0 ]]; then
 	else
 		warn "build/out/live-order.txt is missing: the cover letter has no live figure for patch 3 (make live-order writes it)"
 	fi
+	if [[ -s $BUILD/out/vee-trace.txt ]]; then
+		figures+=("$BUILD/out/vee-trace.txt")
+	else
+		warn "build/out/vee-trace.txt is missing: the cover letter has no traced 7-guest run (make vee-lab VEE_TRACE=5 writes it)"
+	fi
 fi
 python3 - "${cover[0]}" "$ROOT/mk/cover-letter.in" "$measured" "$LINUX" "${figures[@]}" <<'EOF'
 import re, subprocess, sys, textwrap

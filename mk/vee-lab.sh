@@ -36,10 +36,12 @@
 # VEE_TRACE=S: in run 1 of each boot, S seconds of dom0's order of
 # service traced (a kprobe on evtchn_2l_handle_events, irq events;
 # lab/vee/dom0-init's vee_trace, lab/order/order-reduce.c --all): the
-# "vee-trace:" lines of the serial log, also in build/logs/vee-K-V-trace.txt.  The
-# runs come out of the serial logs through lab/vee/collect.awk, the tables
-# and the chart through lab/vee/vee-report.py: build/out/vee.txt and
-# build/out/vee.png; logs in build/logs/vee-*.
+# "vee-trace:" lines of the serial log, also in build/logs/vee-K-V-trace.txt,
+# and the table of all traced boots, build/out/vee-trace.txt
+# (lab/vee/trace-table.awk).  The runs come out of the serial logs through
+# lab/vee/collect.awk, the tables and the chart through
+# lab/vee/vee-report.py: build/out/vee.txt and build/out/vee.png; logs in
+# build/logs/vee-*.
 #
 # mk/vee-lab.sh --report ('make vee-report'): the tables and the chart
 # again from the serial logs of the boots that finished, without building
@@ -289,6 +291,33 @@ make_report() {
 	mv "$txt" "$OUT/vee.txt"
 	cat "$OUT/vee.txt"
 	say "tables in $OUT/vee.txt, chart $OUT/vee.png, runs in $RESULTS"
+	trace_report
+}
+
+# trace_report: the traced boots of KERNELS x VARIANTS (VEE_TRACE) as one
+# table (lab/vee/trace-table.awk) in $OUT/vee-trace.txt, which make series
+# quotes; without a traced boot, a table of earlier boots is removed, as
+# their serial logs are gone.
+trace_report() {
+	local k v s args=() txt=$OUT/.vee-trace.txt.tmp
+	for v in $VARIANTS; do
+		for k in $KERNELS; do
+			s=$LOGS/vee-$k-$v-serial.log
+			check_boot "$k" "$v" >/dev/null || continue
+			grep -qa '^vee-trace: cpu0 passes ' "$s" || continue
+			args+=("kernel=$k" "variant=$v" "$s")
+		done
+	done
+	if ((${#args[@]} == 0)); then
+		[[ ! -e $OUT/vee-trace.txt ]] || say "no boot was traced (VEE_TRACE): removing the older $OUT/vee-trace.txt"
+		rm -f "$OUT/vee-trace.txt"
+		return 0
+	fi
+	awk -f "$VLAB/trace-table.awk" "${args[@]}" >"$txt" ||
+		{ rm -f "$txt"; die "lab/vee/trace-table.awk failed (its message above); $OUT/vee-trace.txt left as it was"; }
+	mv "$txt" "$OUT/vee-trace.txt"
+	cat "$OUT/vee-trace.txt"
+	say "order of service in $OUT/vee-trace.txt"
 }
 
 # ----------------------------------------------------------------- main ---

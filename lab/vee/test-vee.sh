@@ -18,7 +18,9 @@
 # vee-report.py and checks its arithmetic (Jain, max/min, spread), its
 # order, its irq and NIC tables, the noisy guest left out of the fairness
 # figures, the text chart, its FILE:LINE errors and its PNG (none left
-# behind when gnuplot fails); and lab/vee/collect.awk on a serial log.  Ends with "test-vee: N passed, M failed"; exits 1
+# behind when gnuplot fails); lab/vee/collect.awk on a serial log; and
+# lab/vee/trace-table.awk on traced ones.  Ends with "test-vee: N passed,
+# M failed"; exits 1
 # if any check failed.
 
 set -u
@@ -515,5 +517,57 @@ check "collect.awk: header with dom0's noisy=, ports from dom0's table, unmapped
 check "collect.awk: its output is vee-report.py's input" \
 	eval 'python3 "$report" "$tmp/collect.out" | grep -Eq "^eth0 +25 +100 +100$"'
 
+# --- trace-table.awk on traced serial logs ---------------------------------
+# trace_log FILE SECS DOUBLE: a boot's vee-trace: lines as dom0-init's
+# vee_trace prints them, traced SECS s, cpu0 with DOUBLE double passes.
+trace_log()
+{
+	cat >"$1" <<EOF
+[    0.000000] Command line: vee.guests=7 vee.secs=60 vee.runs=1 vee.trace=$2
+vee: go run=1 (uptime 50.00s)
+vee-trace: cpu0 entries 5634 overrun 0 dropped 0 
+vee-trace: cpu1 entries 4517 overrun 3 dropped 1 
+vee-trace: cpu0 passes 2135
+vee-trace: cpu0 services 3499
+vee-trace: cpu0 services_all 3499
+vee-trace: cpu0 double_passes $3
+vee-trace: cpu0 per_pass 0 1 3 8
+vee-trace: cpu1 passes 2108
+vee-trace: cpu1 services_all 2409
+vee-trace: cpu1 double_passes 0
+vee-trace: cpu1 per_pass 0 1 2 3
+EOF
+}
+trace_log "$tmp/t-base.log" 5 0
+trace_log "$tmp/t-series.log" 5 7
+cat >"$tmp/trace.want" <<'EOF'
+bulk     base    cpu0     2135     3499     1/3/8       0     0/0
+bulk     base    cpu1     2108     2409     1/2/3       0     3/1
+bulk     series  cpu0     2135     3499     1/3/8       7     0/0
+bulk     series  cpu1     2108     2409     1/2/3       0     3/1
+EOF
+awk -f "$here/trace-table.awk" kernel=base variant=bulk "$tmp/t-base.log" \
+	kernel=series variant=bulk "$tmp/t-series.log" >"$tmp/trace.out" 2>&1
+rc=$?
+check "trace-table.awk: exit 0, a row per boot and vCPU, in order" \
+	eval 'test "$rc" = 0 && grep "^bulk " "$tmp/trace.out" | cmp -s "$tmp/trace.want" -'
+check "trace-table.awk: the traced seconds from dom0's command line" \
+	grep -q 'VEE_TRACE=5): 5 s of dom0' "$tmp/trace.out"
+trace_log "$tmp/t-other.log" 10 0
+awk -f "$here/trace-table.awk" kernel=base variant=bulk "$tmp/t-base.log" \
+	kernel=series variant=bulk "$tmp/t-other.log" >"$tmp/trace.out" 2>&1
+rc=$?
+check "trace-table.awk: boots traced for different times: exit 1, one line naming the log" \
+	eval 'test "$rc" = 1 && test "$(wc -l <"$tmp/trace.out")" = 1 && grep -q "t-other.log: traced 10 s" "$tmp/trace.out"'
+grep -v 'cpu1 per_pass' "$tmp/t-base.log" >"$tmp/t-part.log"
+awk -f "$here/trace-table.awk" kernel=base variant=bulk "$tmp/t-part.log" >"$tmp/trace.out" 2>&1
+rc=$?
+check "trace-table.awk: a vCPU's figures incomplete: exit 1, one line naming the log and vCPU" \
+	eval 'test "$rc" = 1 && test "$(wc -l <"$tmp/trace.out")" = 1 && grep -q "t-part.log: cpu1" "$tmp/trace.out"'
+printf 'vee: go run=1\nvee-trace: error: cannot set up tracefs\n' >"$tmp/t-err.log"
+awk -f "$here/trace-table.awk" kernel=base variant=bulk "$tmp/t-err.log" >"$tmp/trace.out" 2>&1
+rc=$?
+check "trace-table.awk: a vee-trace error: exit 1, FILE:LINE and the error" \
+	eval 'test "$rc" = 1 && test "$(wc -l <"$tmp/trace.out")" = 1 && grep -q "t-err.log:2: error: cannot set up tracefs" "$tmp/trace.out"'
 echo "test-vee: $passed passed, $failed failed"
 [ "$failed" = 0 ]
