@@ -35,7 +35,7 @@ FUZZ=$BUILD/fuzz
 SRC=$ROOT/lab/fuzz
 mkdir -p "$FUZZ" "$LOGS"
 lab_fuzz() {
-	make -C "$SRC" -s RR_SRC="$RR_SRC" BASE_SRC="$BASE_SRC" KERNEL="$LINUX" "$@"
+	make -C "$SRC" -s RR_SRC="$RR_SRC" RELEASED_SRC="$RELEASED_SRC" KSRC="$LINUX" "$@"
 }
 
 passed=0 failed=0

@@ -257,11 +257,11 @@ base_version() {
 }
 
 # extract_base_src: the base commit's files (Linux 7.3's; 6.12's or 6.1's
-# with BASE=6.12 or 6.1) in build/replay/base/; sets BASE_SRC to its
+# with BASE=6.12 or 6.1) in build/replay/base/; sets RELEASED_SRC to its
 # events_2l.c.
 extract_base_src() {
 	extract_events_src base "$BUILD/replay/base"
-	BASE_SRC=$EVENTS_SRC
+	RELEASED_SRC=$EVENTS_SRC
 }
 
 # lab_make OUT ARGS...: make ARGS in the comparison lab's lab/scan/
@@ -276,7 +276,7 @@ lab_make() {
 	extract_base_src
 	mkdir -p "$out"
 	make -C "$ROOT/lab/scan" -s OUTPUT="$out/" RR_SRC="$rr" \
-		BASE_SRC="$BASE_SRC" KERNEL="$LINUX" "$@"
+		RELEASED_SRC="$RELEASED_SRC" KSRC="$LINUX" "$@"
 }
 
 # project_files PATH...: the repo's files below PATH... (tracked or untracked,

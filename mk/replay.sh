@@ -46,12 +46,12 @@ FIXED_SRC=$EVENTS_SRC
 #  arm32-fixed   the same, "base" being the released code plus the width
 #                fixes (arm32-fixed: they are enough).
 lab() {
-	make -C "$ROOT/lab/scan" -s KERNEL="$LINUX" RR_SRC="$RR_SRC" "$@"
+	make -C "$ROOT/lab/scan" -s KSRC="$LINUX" RR_SRC="$RR_SRC" "$@"
 }
-host=(OUTPUT="$out/" BASE_SRC="$BASE_SRC" GOLDEN=../goldens/lp64)
+host=(OUTPUT="$out/" RELEASED_SRC="$RELEASED_SRC" GOLDEN=../goldens/lp64)
 arm=(CC=arm-linux-gnueabihf-gcc LDFLAGS=-static RUN=qemu-arm-static)
-arm32=(OUTPUT="$out/arm32/" BASE_SRC="$BASE_SRC" GOLDEN=../goldens/arm32 "${arm[@]}")
-fixed=(OUTPUT="$out/arm32-fixed/" BASE_SRC="$FIXED_SRC" GOLDEN=../goldens/arm32-fixed
+arm32=(OUTPUT="$out/arm32/" RELEASED_SRC="$RELEASED_SRC" GOLDEN=../goldens/arm32 "${arm[@]}")
+fixed=(OUTPUT="$out/arm32-fixed/" RELEASED_SRC="$FIXED_SRC" GOLDEN=../goldens/arm32-fixed
 	"${arm[@]}")
 
 if [[ ${1:-} != check ]]; then
