@@ -107,9 +107,12 @@ fairness: tree
 # ARCH=arm|arm64: Xen for armhf or arm64 and that KUnit kernel; ARCH=arm
 # adds the width bug stage (the base loses events on ports 2048-4095, the
 # base with patch 1 alone none; XEN_TEST_WIDTH_RUNS=N repeats it).
-# KERNEL=build/out/linux-image-...deb boots that package's kernel instead,
-# with its modules (logs build/logs/xen-test-pkg-*).
-## xen-test: the series live on Xen 4.17 under QEMU, dom0 and guest (ARCH=x86_64|arm|arm64, KERNEL=...deb)
+# DEB=build/out/linux-image-...deb boots that package's kernel instead,
+# with its modules (logs build/logs/xen-test-deb-*); IMAGE=build/out/bzImage
+# the kernel image that make left, with its config and modules beside it
+# (logs build/logs/xen-test-image-*).  mk/xen-verdict.sh judges a saved
+# serial log alone.
+## xen-test: the series live on Xen 4.17 under QEMU, dom0 and guest (ARCH=x86_64|arm|arm64, DEB=...deb, IMAGE=bzImage)
 xen-test: tree
 	@XEN_ARCH=$(ARCH) mk/xen-test.sh
 
@@ -155,5 +158,5 @@ help:
 	@echo 'Targets (BASE=7.3, the default, or BASE=6.12|6.1 for a backport):'
 	@sed -n 's/^## \([^:]*\): /  \1\t/p' $(firstword $(MAKEFILE_LIST)) | expand -t 16
 	@echo 'Variables: BASE ARCH KCONFIG KUNIT_CONFIGS KUNIT_FILTER KUNIT_KCONFIG_ADD KUNIT_BUILD_DIR'
-	@echo '  SIGNOFF AUTHOR REVISION FUZZ FUZZ_SECS FUZZ_MERGE FUZZ_PASSES XEN_TEST XEN_TEST_ARCHS KERNEL'
+	@echo '  SIGNOFF AUTHOR REVISION FUZZ FUZZ_SECS FUZZ_MERGE FUZZ_PASSES XEN_TEST XEN_TEST_ARCHS DEB IMAGE IMAGE_CONFIG'
 	@echo '  KERNELS VARIANTS RUNS SECS SCENARIOS ORDER_SECS (see docs/ and lab/ for each)'

@@ -148,6 +148,14 @@ if [[ ${ORDER_TEST:-1} != 0 && $SERIES_BASE == "$MAIN_BASE" ]]; then
 	run_counted test-order order-self ../lab/order/test-order.sh
 fi
 
+# Then the self-test of make xen-test's verdict (lab/xen/test-verdict.sh:
+# mk/xen-verdict.sh on saved serial logs, passing and broken on purpose;
+# under a minute), with the 7.3 base only.  VERDICT_TEST=0 leaves it out.
+if [[ ${VERDICT_TEST:-1} != 0 && $SERIES_BASE == "$MAIN_BASE" ]]; then
+	say "== make xen-test's verdict on saved serial logs (lab/xen/test-verdict.sh)"
+	run_counted test-verdict verdict-self ../lab/xen/test-verdict.sh
+fi
+
 # Then the live test on Xen 4.17 in QEMU (mk/xen-test.sh) for each
 # architecture of XEN_TEST_ARCHS (default: x86_64 arm): the KUnit kernel
 # of that architecture as dom0 and guest, and on arm the width bug stage

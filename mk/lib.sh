@@ -228,6 +228,33 @@ kunit_log() {
 	echo "$LOGS/$(basename "$(kunit_build_dir "$1")").log"
 }
 
+# kunit_counts JSON: "PASSED FAILED SKIPPED" from a kunit.py --json file
+# (mk/kunit.sh's, mk/xen-verdict.sh's): every test case of every suite;
+# a crashed case (ERROR) counts as failed, and so do the parser's errors
+# where kunit.py reports them (misc.errors, since 6.4; 6.1 has none).
+# A file that is not kunit.py's JSON: one line on stderr, exit 1.
+kunit_counts() {
+	python3 - "$1" <<'EOF'
+import json, sys
+
+def walk(group, counts):
+    for case in group.get("test_cases", []):
+        counts[{"PASS": 0, "SKIP": 2}.get(case["status"], 1)] += 1
+    for sub in group.get("sub_groups", []):
+        walk(sub, counts)
+
+try:
+    with open(sys.argv[1]) as f:
+        top = json.load(f)
+    counts = [0, 0, 0]
+    walk(top, counts)
+    counts[1] += top.get("misc", {}).get("errors", 0)
+except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+    sys.exit(f"kunit_counts: {sys.argv[1]}: not kunit.py's JSON ({e})")
+print(*counts)
+EOF
+}
+
 # extract_events_src REV DIR: events_2l.c and events_internal.h of commit
 # REV of build/linux in DIR/drivers/xen/events/ (rewritten only when they
 # change); sets EVENTS_SRC to that events_2l.c.

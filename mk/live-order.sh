@@ -30,20 +30,22 @@
 # make check runs lab/order/test-order.sh, the reduction's self-test.
 set -eEuo pipefail
 trap 'echo "$PROG: line $LINENO: \"$BASH_COMMAND\" failed (exit $?)" >&2' ERR
-export XEN_ARCH=x86_64
-# The rig's functions (rig_prepare, busybox_root, mkcpio, run_qemu,
-# between, marker_rc, splats).
-# shellcheck source=mk/xen-test.sh
-. "$(dirname "$0")/xen-test.sh"
-PROG=live-order
-
+# shellcheck source=mk/lib.sh
+. "$(dirname "$0")/lib.sh"
+# The rig (rig_prepare, busybox_root, mkcpio, run_qemu) and the verdict's
+# pieces (between, marker_rc, splats).
+# shellcheck source=mk/xen-rig.sh
+. "$ROOT/mk/xen-rig.sh"
+# shellcheck source=mk/xen-verdict.sh
+. "$ROOT/mk/xen-verdict.sh"
+XEN_ARCH=x86_64
 ORD=$BUILD/order
+rig_init "$ORD/xen"
+verdict_init
+
 OLAB=$ROOT/lab/order
 OWT=$ORD/linux
 OKB=$ORD/kbuild
-XBUILD=$ORD/xen
-XROOT=$XBUILD/root
-XEN_ELF=$XBUILD/xen.elf
 PREPLOG=$LOGS/live-order-prep.log
 OUT=$BUILD/out
 SECS=${ORDER_SECS:-2}

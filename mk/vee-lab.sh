@@ -47,19 +47,20 @@
 # again from the serial logs of the boots that finished, without building
 # or booting.
 set -eEuo pipefail
-# The rig's functions (fetch_xen, busybox_root, stage_libs,
-# stage_xen_tools, mkcpio, run_qemu) and DOM0_BASE_ARGS; it sources
-# mk/lib.sh.
-# shellcheck source=mk/xen-test.sh
-. "$(dirname "$0")/xen-test.sh"
-
+# shellcheck source=mk/lib.sh
+. "$(dirname "$0")/lib.sh"
+trap 'echo "$PROG: line $LINENO: \"$BASH_COMMAND\" failed (exit $?)" >&2' ERR
+# The rig (fetch_xen, busybox_root, stage_libs, stage_xen_tools, mkcpio,
+# run_qemu, landmark) and DOM0_BASE_ARGS.
+# shellcheck source=mk/xen-rig.sh
+. "$ROOT/mk/xen-rig.sh"
+XEN_ARCH=x86_64
 VEE=$BUILD/vee
+rig_init "$VEE/xen"
+
 SRC=$VEE/linux
 KB=$VEE/kbuild
 VLAB=$ROOT/lab/vee
-XBUILD=$VEE/xen
-XROOT=$XBUILD/root
-XEN_ELF=$XBUILD/xen.elf
 XEN_PKGS+=(xenstore-utils)
 DOM0_KERNEL=$XBUILD/dom0-root/vee/bzImage
 KERNELS=${KERNELS:-lowest base series}

@@ -1,0 +1,127 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# test-verdict.sh: host-only self-test of make xen-test's verdict
+# (mk/xen-verdict.sh), run by make check: no QEMU, no Xen.
+#
+#   lab/xen/test-verdict.sh        (needs build/linux's kunit.py: make tree)
+#
+# tests/x86-serial.log and tests/arm-serial.log are the serial logs of two
+# passing runs of make xen-test (x86_64 and ARCH=arm, Xen 4.17.7, Linux
+# 7.3.4 with the series), kept as they were.  Each must pass as it is; then
+# each change below, made to a copy of the x86 log, must fail the one stage
+# it breaks and no other ("8 passed, 1 failed"): an event lost in the
+# exchange, a kernel WARNING, a live case failing in the guest, dom0's
+# stress without its end marker, dom0 on the FIFO ABI, QEMU killed at the
+# time limit, a modules stage that did not run; a Xen line with "WARNING"
+# must not count as a kernel splat; the Arm log judged as x86 must fail
+# its timer_first skip (allowed on Arm only); bad input gets one line and
+# a non-zero exit.  Ends with "test-verdict: N passed, M failed"; exits 1
+# if a check failed.
+
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+verdict=$here/../../mk/xen-verdict.sh
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/test-verdict.XXXXXX") || exit 2
+trap 'rm -rf "$tmp"' EXIT
+passed=0 failed=0
+
+# judge NAME [OPTION...]: mk/xen-verdict.sh on $tmp/NAME-serial.log; its
+# output in $tmp/NAME.out, its exit status in rc.
+judge()
+{
+	local name=$1
+
+	shift
+	"$verdict" "$@" "$tmp/$name-serial.log" >"$tmp/$name.out" 2>&1
+	rc=$?
+}
+
+# expect NAME RC SUMMARY [STAGE]: the last judge gave exit RC, the summary
+# line "xen-test: SUMMARY", and, if STAGE is given, "STAGE: FAILED".
+expect()
+{
+	local name=$1 want_rc=$2 summary=$3 stage=${4:-} why=
+
+	if [[ $rc != "$want_rc" ]]; then
+		why="exit $rc, not $want_rc"
+	elif ! grep -qx "xen-test: $summary" "$tmp/$name.out"; then
+		why="no 'xen-test: $summary' line"
+	elif [[ -n $stage ]] && ! grep -q "^xen-verdict: $stage: FAILED" "$tmp/$name.out"; then
+		why="no '$stage: FAILED' line"
+	fi
+	if [[ -z $why ]]; then
+		passed=$((passed + 1))
+		echo "ok   $name"
+	else
+		failed=$((failed + 1))
+		echo "FAIL $name: $why; its output:"
+		sed 's/^/     /' "$tmp/$name.out"
+	fi
+}
+
+# mutate NAME SED-SCRIPT: $tmp/NAME-serial.log, the x86 log changed by
+# SED-SCRIPT; a script that changes nothing is a failed check.
+mutate()
+{
+	sed "$2" "$here/tests/x86-serial.log" >"$tmp/$1-serial.log"
+	if cmp -s "$here/tests/x86-serial.log" "$tmp/$1-serial.log"; then
+		failed=$((failed + 1))
+		echo "FAIL $1: the change does not apply to tests/x86-serial.log"
+		return 1
+	fi
+}
+
+cp "$here/tests/x86-serial.log" "$tmp/x86-serial.log"
+cp "$here/tests/arm-serial.log" "$tmp/arm-serial.log"
+judge x86
+expect x86 0 "9 passed, 0 failed"
+judge arm --arch arm
+expect arm 0 "9 passed, 0 failed"
+cp "$here/tests/arm-serial.log" "$tmp/arm-as-x86-serial.log"
+judge arm-as-x86
+expect arm-as-x86 1 "7 passed, 2 failed" "dom0 KUnit"
+
+mutate lost '0,/^exchange: 10000 events sent, 10000 received, 0 lost$/s//exchange: 10000 events sent, 9999 received, 1 lost/' &&
+	{ judge lost; expect lost 1 "8 passed, 1 failed" "dom0<->domU exchange"; }
+mutate warning '/^xen:events: Using 2-level ABI$/a [    1.000000] WARNING: CPU: 0 PID: 1 at drivers/xen/events/events_2l.c:1 evtchn_2l_handle_events+0x0/0x0' &&
+	{ judge warning; expect warning 1 "8 passed, 1 failed" "kernel splats"; }
+mutate xen-warning '/^xen:events: Using 2-level ABI$/a (XEN) WARNING: a message of Xen, not a kernel splat' &&
+	{ judge xen-warning; expect xen-warning 0 "9 passed, 0 failed"; }
+mutate domu-kunit '/^xen-test: domU console begin/,/^xen-test: domU console end/s/^    ok 3 evtchn_2l_live_test_flood_waits_a_pass$/    not ok 3 evtchn_2l_live_test_flood_waits_a_pass/' &&
+	{ judge domu-kunit; expect domu-kunit 1 "8 passed, 1 failed" "domU KUnit"; }
+mutate stress-end '/^xen-test: stage dom0-stress end rc=0/d' &&
+	{ judge stress-end; expect stress-end 1 "8 passed, 1 failed" "dom0 stress"; }
+mutate fifo '0,/^xen:events: Using 2-level ABI$/s//xen:events: Using FIFO-based ABI/' &&
+	{ judge fifo; expect fifo 1 "8 passed, 1 failed" "dom0 boot"; }
+cp "$here/tests/x86-serial.log" "$tmp/killed-serial.log"
+judge killed --qemu-status 124 --qemu-time 600
+expect killed 1 "8 passed, 1 failed" "shutdown"
+cp "$here/tests/x86-serial.log" "$tmp/modules-serial.log"
+judge modules --modules
+expect modules 1 "9 passed, 1 failed" "modules"
+
+# Bad input: one line naming the file, a non-zero exit.
+bad_input()
+{
+	local name=$1 want=$2
+
+	shift 2
+	"$verdict" "$@" >"$tmp/$name.out" 2>&1
+	rc=$?
+	if [[ $rc != 0 && $(wc -l <"$tmp/$name.out") == 1 ]] && grep -q "$want" "$tmp/$name.out"; then
+		passed=$((passed + 1))
+		echo "ok   $name"
+	else
+		failed=$((failed + 1))
+		echo "FAIL $name: want one line with '$want' and a non-zero exit; exit $rc:"
+		sed 's/^/     /' "$tmp/$name.out"
+	fi
+}
+bad_input missing-file "$tmp/none-serial.log: no such file" "$tmp/none-serial.log"
+grep -v 'xentest\.events=' "$here/tests/x86-serial.log" >"$tmp/nocmd-serial.log"
+bad_input no-cmdline "nocmd-serial.log: no dom0 command line" "$tmp/nocmd-serial.log"
+bad_input bad-option "unknown option '--bogus'" --bogus "$tmp/x86-serial.log"
+
+echo "test-verdict: $passed passed, $failed failed"
+[[ $failed == 0 ]]

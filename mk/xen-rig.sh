@@ -1,0 +1,632 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# mk/xen-rig.sh: the live rig, a library (sourcing it only defines): Xen
+# from Debian under QEMU (TCG) with a dom0 kernel and a busybox initramfs.
+# Used by mk/xen-test.sh (make xen-test), mk/live-order.sh and
+# mk/vee-lab.sh, after mk/lib.sh.
+#
+#   rig_init [DIR]     the configuration for XEN_ARCH (x86_64, arm, arm64):
+#                      QEMU, Debian's packages, Xen's and dom0's arguments,
+#                      the test kernel's paths; DIR (default
+#                      build/xen[-ARCH]) holds Xen, the initramfs images
+#                      and evtchn-stress.  PKG=path and PKG_KIND=deb|image:
+#                      boot that kernel instead of the test kernel.
+#   rig_prepare        the host's packages, build/linux, the kernel, Xen,
+#                      evtchn-stress (PREPLOG: their log)
+#   build_initramfs    dom0's and the guest's images (lab/xen/*-init)
+#   run_qemu           boots Xen and dom0 (DOM0_ARGS) for at most TIMEOUT
+#                      s; the serial console in SERIAL, QEMU's output in
+#                      $L-qemu.log; sets QEMU_STATUS and QEMU_TIME.  A caller
+#                      may set QEMU_MEM (MB), QEMU_EXTRA (more arguments)
+#                      and qemu_tick (called each second with the raw log).
+# The pieces (fetch_xen, build_stress, busybox_root, stage_libs,
+# stage_xen_tools, mkcpio, landmark) serve the live labs' own images.
+#
+# Its variables are for its callers, and ROOT, BUILD, LOGS come from
+# mk/lib.sh:
+# shellcheck disable=SC2034,SC2153
+
+# rig_init [DIR]: the rig's configuration (see above).
+rig_init() {
+	LAB=$ROOT/lab/xen
+	XEN_ARCH=${XEN_ARCH:-x86_64}
+	# QEMU: the machine; on Arm, guest-loader devices (QEMU 7.2) load dom0's
+	# kernel and initramfs where Xen finds them (/chosen/module@ nodes).
+	case $XEN_ARCH in
+	x86_64)
+		DEB_ARCH=amd64 TRIPLET=x86_64-linux-gnu KIMAGE=arch/x86/boot/bzImage
+		QEMU=(qemu-system-x86_64 -accel tcg -cpu "max,-smap")
+		;;
+	arm)
+		DEB_ARCH=armhf TRIPLET=arm-linux-gnueabihf KIMAGE=arch/arm/boot/zImage
+		QEMU=(qemu-system-arm -M "virt,virtualization=on,highmem=off" -cpu cortex-a15)
+		LOAD_KERNEL=0x42000000 LOAD_INITRD=0x60000000
+		;;
+	arm64)
+		DEB_ARCH=arm64 TRIPLET=aarch64-linux-gnu KIMAGE=arch/arm64/boot/Image
+		QEMU=(qemu-system-aarch64 -M "virt,virtualization=on,gic-version=3" -cpu cortex-a57)
+		LOAD_KERNEL=0x49000000 LOAD_INITRD=0x60000000
+		;;
+	*) die "ARCH=$XEN_ARCH: make xen-test runs on x86_64, arm or arm64" ;;
+	esac
+	# On Arm Xen, its tools and busybox are Debian's packages of that
+	# architecture, downloaded under a private APT configuration.
+	FOREIGN=0
+	[[ $XEN_ARCH == x86_64 ]] || FOREIGN=1
+	# Names of the other architectures' directories and logs: xen-ARCH.
+	SFX=
+	[[ $XEN_ARCH == x86_64 ]] || SFX=-$XEN_ARCH
+	XBUILD=${1:-$BUILD/xen$SFX}
+	KDIR=$(kunit_build_dir "$XEN_ARCH")
+	BZIMAGE=$KDIR/$KIMAGE
+	KCONFIG_FILE=$KDIR/.config
+	# DEB= or IMAGE= (mk/xen-test.sh): the kernel booted instead of the
+	# test kernel; unpack_package or unpack_image fill in the rest.
+	PKG=${PKG:-}
+	PKG_KIND=${PKG_KIND:-}
+	PKG_DIR=$XBUILD/pkg
+	MODDIR=
+	HAS_KUNIT=1
+	XEN_SERIES=4.17
+	XEN_PKGS=("xen-hypervisor-$XEN_SERIES-$DEB_ARCH" "xen-utils-$XEN_SERIES")
+	# On Arm: the libraries the tools need (their NEEDED entries, resolved in
+	# the unpacked packages; a missing one stops the run) and busybox.
+	ARM_PKGS=(libxencall1 libxendevicemodel1 libxenevtchn1 libxenforeignmemory1
+		libxengnttab1 libxenhypfs1 "libxenmisc$XEN_SERIES" libxenstore4
+		libxentoolcore1 libxentoollog1 libyajl2 libc6 libgcc-s1 libfdt1 libext2fs2
+		libuuid1 libbz2-1.0 liblzma5 libzstd1 zlib1g libblkid1 libcom-err2
+		busybox-static)
+	XEN_BIN=/usr/lib/xen-$XEN_SERIES/bin
+	XEN_TOOLS=(xl xenstored xenconsoled xen-init-dom0)
+	# What the kernel needs for every stage (lab/xen/xen-test.config): built
+	# in, and built in or (in a package) as modules.
+	KCONFIG_BUILTIN=(XEN_DOM0 HVC_XEN XEN_BACKEND UNIX UNIX98_PTYS
+		BLK_DEV_INITRD RD_GZIP DEVTMPFS TMPFS)
+	[[ $XEN_ARCH != x86_64 ]] || KCONFIG_BUILTIN+=(XEN_PV)
+	[[ $XEN_ARCH == x86_64 ]] || KCONFIG_BUILTIN+=(SMP)
+	KCONFIG_MODULES=(XEN_DEV_EVTCHN XENFS XEN_PRIVCMD XEN_GNTDEV)
+	KCONFIG_KUNIT=(KUNIT XEN_EVTCHN_2L_KUNIT_TEST)
+	case $XEN_ARCH in
+	x86_64) XEN_ARGS="console=com1 com1=115200 dom0_mem=1024M,max:1024M dom0_max_vcpus=2 spec-ctrl=eager-fpu" ;;
+	*) XEN_ARGS="console=dtuart dom0_mem=768M dom0_max_vcpus=2" ;;
+	esac
+	# No comma in dom0's arguments: QEMU splits multiboot modules on commas.
+	# The live labs add their own to DOM0_BASE_ARGS.
+	DOM0_BASE_ARGS="console=hvc0 earlyprintk=xen xen.fifo_events=0 panic=-1"
+	XEN_CONFIG=xen-test.config
+	[[ $XEN_ARCH == x86_64 ]] || XEN_CONFIG=xen-test-arm.config
+	# Debian's Xen hypervisor and tools, the version of the installed
+	# libraries, downloaded (apt-get download) and unpacked in build/xen/root;
+	# the hypervisor, gunzipped, is build/xen/xen.elf.
+	XROOT=$XBUILD/root
+	XEN_ELF=$XBUILD/xen.elf
+	# lab/xen-evtchn/evtchn-stress, static (dom0 and the guest), by
+	# its Makefile (make rebuilds it when its source changes).
+	STRESS=$XBUILD/stress/evtchn-stress
+	STRESS_DIR=$ROOT/lab/xen-evtchn
+	# The modules a package's kernel loads (copy_modules).
+	PKG_MODULES=(xen-evtchn xenfs xen-privcmd xen-gntdev)
+	# dom0's kernel: the copy the guest runs too (the build directory's may be
+	# rebuilt meanwhile).
+	# On Arm the guest is lab/xen/domU-arm.cfg (an Arm guest, not PV).
+	DOMU_CFG=domU.cfg
+	DOM0_KERNEL=$XBUILD/dom0-root/xen-test/bzImage
+	if ((FOREIGN)); then
+		DOMU_CFG=domU-arm.cfg
+		DOM0_KERNEL=$XBUILD/dom0-root/xen-test/kernel
+	fi
+	QEMU_PID=
+	# Set by the live labs (see above).
+	QEMU_MEM=2048
+	QEMU_EXTRA=()
+}
+
+# ---------------------------------------------------------- requirements ---
+check_host() {
+	local cmd
+	# The Debian packages of mk/packages (the Xen tools' libraries among
+	# them): mk/deps.sh installs what is missing, or names it.
+	"$ROOT/mk/deps.sh"
+	for cmd in "${QEMU[0]}" cpio gzip python3 apt-get dpkg-deb timeout; do
+		command -v "$cmd" >/dev/null || die "$cmd not found"
+	done
+	if ((FOREIGN)); then
+		command -v readelf >/dev/null || die "readelf not found (Debian package binutils)"
+		command -v "$(cross_prefix "$XEN_ARCH")gcc" >/dev/null ||
+			die "$(cross_prefix "$XEN_ARCH")gcc not found (mk/packages)"
+	# The guest's initramfs has no libraries: busybox must be static.
+	elif [[ ! -x /bin/busybox ]] || ldd /bin/busybox >/dev/null 2>&1; then
+		die "/bin/busybox missing or not static (Debian package busybox-static)"
+	fi
+	[[ $ROOT != *[,\ ]* ]] ||
+		die "the repo path '$ROOT' contains a comma or a space (QEMU's -initrd cannot name it)"
+}
+
+# The test kernel, built (and its suite run once bare) by mk/kunit.sh when
+# missing or older than build/linux or its configuration.
+kernel_needs_build() {
+	local f
+	[[ -f $BZIMAGE ]] || return 0
+	for f in "$LINUX/.git/series-stamp" "$LAB/$XEN_CONFIG" "$ROOT/mk/kunit.sh" \
+		"$LINUX/drivers/xen/events/tests/.kunitconfig"; do
+		[[ ! $f -nt $BZIMAGE ]] || return 0
+	done
+	return 1
+}
+
+# unpack_package: DEB=...deb unpacked in $PKG_DIR; sets BZIMAGE,
+# KCONFIG_FILE, MODDIR (its /lib/modules/RELEASE, if any), then
+# check_outside.
+unpack_package() {
+	local name krel
+	[[ -f $PKG ]] || die "DEB=$PKG: no such file"
+	name=$(dpkg-deb -f "$PKG" Package 2>/dev/null) ||
+		die "DEB=$PKG: not a Debian package (dpkg-deb cannot read it)"
+	[[ $name == linux-image-* ]] ||
+		die "DEB=$PKG: package $name is not a kernel image (linux-image-*)"
+	rm -rf "$PKG_DIR"
+	mkdir -p "$PKG_DIR"
+	dpkg-deb -x "$PKG" "$PKG_DIR" || die "DEB=$PKG: dpkg-deb -x failed"
+	BZIMAGE=$(find "$PKG_DIR/boot" -maxdepth 1 -name 'vmlinuz-*' -print -quit 2>/dev/null) || true
+	[[ -n $BZIMAGE ]] || die "DEB=$PKG: no boot/vmlinuz-* in $name"
+	krel=${BZIMAGE##*/vmlinuz-}
+	KCONFIG_FILE=$PKG_DIR/boot/config-$krel
+	[[ -f $KCONFIG_FILE ]] || die "DEB=$PKG: no boot/config-$krel in $name"
+	if [[ -d $PKG_DIR/lib/modules/$krel ]]; then
+		MODDIR=$PKG_DIR/lib/modules/$krel
+	fi
+	check_outside
+	say "kernel: $name $(dpkg-deb -f "$PKG" Version) (release $krel, ${MODDIR:+modules, }KUnit suite: $( ((HAS_KUNIT)) && echo built in || echo no))"
+}
+
+# unpack_image: IMAGE=path, a kernel image as make leaves it in build/out:
+# its configuration beside it ("config"; IMAGE_CONFIG=path names another)
+# and its modules, if any, the modules-RELEASE.tar.xz beside it, unpacked
+# in $PKG_DIR; sets BZIMAGE, KCONFIG_FILE, MODDIR, then check_outside.
+unpack_image() {
+	local dir tars=()
+	[[ -f $PKG ]] || die "IMAGE=$PKG: no such file"
+	dir=$(dirname "$PKG")
+	KCONFIG_FILE=${IMAGE_CONFIG:-$dir/config}
+	[[ -f $KCONFIG_FILE ]] ||
+		die "IMAGE=$PKG: no configuration $KCONFIG_FILE (IMAGE_CONFIG=path names it; make leaves build/out/config)"
+	BZIMAGE=$PKG
+	rm -rf "$PKG_DIR"
+	mkdir -p "$PKG_DIR"
+	shopt -s nullglob
+	tars=("$dir"/modules-*.tar.xz)
+	shopt -u nullglob
+	((${#tars[@]} <= 1)) || die "IMAGE=$PKG: ${#tars[@]} modules-*.tar.xz beside it: which is its own?"
+	if ((${#tars[@]})); then
+		tar -xJf "${tars[0]}" -C "$PKG_DIR" || die "IMAGE=$PKG: cannot unpack ${tars[0]}"
+		MODDIR=$(find "$PKG_DIR/lib/modules" -mindepth 1 -maxdepth 1 -type d -print -quit 2>/dev/null) || true
+		[[ -n $MODDIR ]] || die "IMAGE=$PKG: ${tars[0]} has no lib/modules/RELEASE"
+	fi
+	check_outside
+	say "kernel: $PKG (configuration $KCONFIG_FILE${MODDIR:+, modules $(basename "${tars[0]}")}, KUnit suite: $( ((HAS_KUNIT)) && echo built in || echo no))"
+}
+
+# check_outside: a DEB= or IMAGE= kernel's configuration against what the
+# stages need (KCONFIG_BUILTIN =y; KCONFIG_MODULES =y, or =m with
+# modules); sets HAS_KUNIT (KCONFIG_KUNIT all =y).
+check_outside() {
+	local opt what="${PKG_KIND^^}=$PKG" cfg=${KCONFIG_FILE##*/}
+	for opt in "${KCONFIG_BUILTIN[@]}"; do
+		grep -qx "CONFIG_$opt=y" "$KCONFIG_FILE" ||
+			die "$what: CONFIG_$opt=y missing in its $cfg (needed to boot as dom0 here)"
+	done
+	for opt in "${KCONFIG_MODULES[@]}"; do
+		grep -qE "^CONFIG_$opt=[ym]\$" "$KCONFIG_FILE" ||
+			die "$what: CONFIG_$opt is neither =y nor =m in its $cfg"
+		if grep -qx "CONFIG_$opt=m" "$KCONFIG_FILE" && [[ -z $MODDIR ]]; then
+			die "$what: CONFIG_$opt=m but it comes with no modules"
+		fi
+	done
+	HAS_KUNIT=1
+	for opt in "${KCONFIG_KUNIT[@]}"; do
+		grep -qx "CONFIG_$opt=y" "$KCONFIG_FILE" || HAS_KUNIT=0
+	done
+}
+
+check_kernel() {
+	local opt
+	case $PKG_KIND in
+	deb) unpack_package; return ;;
+	image) unpack_image; return ;;
+	esac
+	if [[ ${XEN_TEST_NO_BUILD:-} == 1 ]]; then
+		[[ -f $BZIMAGE ]] || die "$BZIMAGE missing (XEN_TEST_NO_BUILD=1)"
+	elif kernel_needs_build; then
+		say "building the test kernel: mk/kunit.sh $XEN_ARCH"
+		if ! "$ROOT/mk/kunit.sh" "$XEN_ARCH"; then
+			# A failure of the bare run (not of the build) still
+			# leaves a kernel worth testing on Xen.
+			! kernel_needs_build || die "mk/kunit.sh $XEN_ARCH failed"
+			warn "mk/kunit.sh $XEN_ARCH failed, but built $BZIMAGE: going on"
+		fi
+	fi
+	for opt in "${KCONFIG_BUILTIN[@]}" "${KCONFIG_MODULES[@]}" "${KCONFIG_KUNIT[@]}"; do
+		grep -qx "CONFIG_$opt=y" "$KCONFIG_FILE" ||
+			die "CONFIG_$opt=y missing in $KCONFIG_FILE (see lab/xen/$XEN_CONFIG)"
+	done
+}
+
+# --------------------------------------------------- Xen from Debian -----
+fetch_xen() {
+	local ver p deb tmp
+	if ((FOREIGN)); then
+		fetch_xen_foreign
+		return
+	fi
+	ver=$(dpkg-query -W -f='${Version}' "libxenmisc$XEN_SERIES")
+	if [[ -f $XROOT/.version && $(<"$XROOT/.version") == "$ver" && -f $XEN_ELF ]]; then
+		return
+	fi
+	say "fetching Debian's Xen $ver (${XEN_PKGS[*]})"
+	mkdir -p "$XBUILD/debs"
+	local debs=()
+	for p in "${XEN_PKGS[@]}"; do
+		deb=$(find_deb "$p" "$ver")
+		if [[ -z $deb ]]; then
+			if ! (cd "$XBUILD/debs" && apt-get download "$p=$ver") >>"$PREPLOG" 2>&1; then
+				# A fresh machine may have no package lists yet.
+				if ((EUID == 0)); then
+					apt-get update >>"$PREPLOG" 2>&1 || true
+					(cd "$XBUILD/debs" && apt-get download "$p=$ver") >>"$PREPLOG" 2>&1 ||
+						die "cannot download Debian package $p=$ver (see $PREPLOG)"
+				else
+					die "cannot download Debian package $p=$ver (see $PREPLOG; 'apt-get update' as root?)"
+				fi
+			fi
+			deb=$(find_deb "$p" "$ver")
+			[[ -n $deb ]] || die "Debian package $p=$ver not found after apt-get download"
+		fi
+		debs+=("$deb")
+	done
+	tmp=$XBUILD/root.tmp
+	rm -rf "$tmp"
+	mkdir -p "$tmp"
+	for deb in "${debs[@]}"; do
+		dpkg-deb -x "$deb" "$tmp" || die "cannot unpack $deb"
+	done
+	[[ -f $tmp/boot/xen-$XEN_SERIES-amd64.gz ]] ||
+		die "xen-hypervisor-$XEN_SERIES-amd64 has no boot/xen-$XEN_SERIES-amd64.gz"
+	for p in "${XEN_TOOLS[@]}"; do
+		[[ -x $tmp$XEN_BIN/$p ]] || die "xen-utils-$XEN_SERIES has no $XEN_BIN/$p"
+	done
+	gzip -dc "$tmp/boot/xen-$XEN_SERIES-amd64.gz" >"$XEN_ELF.tmp"
+	mv "$XEN_ELF.tmp" "$XEN_ELF"
+	echo "$ver" >"$tmp/.version"
+	rm -rf "$XROOT"
+	mv "$tmp" "$XROOT"
+}
+
+# fetch_xen_foreign: the same for Arm, from Debian's packages of that
+# architecture (Xen, its tools, the libraries of ARM_PKGS, busybox-static)
+# downloaded under a private APT configuration in build/xen-ARCH/apt (its
+# own sources list, lists, status and cache; the host's apt sources and
+# dpkg architectures stay as they are).  Xen's version is the one the
+# archive has; delete build/xen-ARCH to fetch again.
+fetch_xen_foreign() {
+	local apt=$XBUILD/apt tmp deb p ver hv
+	hv=boot/xen-$XEN_SERIES-$DEB_ARCH
+	if [[ -f $XROOT/.version && -f $XEN_ELF ]]; then
+		return
+	fi
+	say "fetching Debian's Xen $XEN_SERIES, its tools and busybox for $DEB_ARCH (private APT configuration in ${apt#"$ROOT"/}; log: $PREPLOG)"
+	mkdir -p "$XBUILD/debs"
+	private_apt "$apt" "$DEB_ARCH" \
+		"deb [arch=$DEB_ARCH] http://deb.debian.org/debian bookworm main" \
+		"deb [arch=$DEB_ARCH] http://deb.debian.org/debian bookworm-updates main" \
+		"deb [arch=$DEB_ARCH] http://deb.debian.org/debian-security bookworm-security main" ||
+		die "apt-get update for $DEB_ARCH failed (see ${apt#"$ROOT"/}/update.log)"
+	rm -f "$XBUILD/debs"/*.deb
+	(cd "$XBUILD/debs" && APT_CONFIG=$apt/apt.conf apt-get -q download \
+		"${XEN_PKGS[@]/%/:$DEB_ARCH}" "${ARM_PKGS[@]/%/:$DEB_ARCH}") >>"$PREPLOG" 2>&1 ||
+		die "cannot download Debian's $DEB_ARCH packages ${XEN_PKGS[*]} ${ARM_PKGS[*]} (see $PREPLOG)"
+	tmp=$XBUILD/root.tmp
+	rm -rf "$tmp"
+	mkdir -p "$tmp"
+	for deb in "$XBUILD/debs"/*.deb; do
+		dpkg-deb -x "$deb" "$tmp" || die "cannot unpack $deb"
+	done
+	[[ -f $tmp/$hv ]] || die "xen-hypervisor-$XEN_SERIES-$DEB_ARCH has no $hv"
+	for p in "${XEN_TOOLS[@]}"; do
+		[[ -x $tmp$XEN_BIN/$p ]] || die "xen-utils-$XEN_SERIES ($DEB_ARCH) has no $XEN_BIN/$p"
+	done
+	[[ -x $tmp/bin/busybox ]] || die "busybox-static ($DEB_ARCH) has no bin/busybox"
+	ver=$(dpkg-deb -f "$XBUILD/debs/xen-hypervisor-$XEN_SERIES-${DEB_ARCH}_"*.deb Version)
+	cp "$tmp/$hv" "$XEN_ELF.tmp"
+	mv "$XEN_ELF.tmp" "$XEN_ELF"
+	echo "$ver" >"$tmp/.version"
+	rm -rf "$XROOT"
+	mv "$tmp" "$XROOT"
+}
+
+# find_deb PACKAGE VERSION: the downloaded .deb of that version, if any.
+find_deb() {
+	local f
+	for f in "$XBUILD/debs/$1"_*_amd64.deb; do
+		[[ -f $f && $(dpkg-deb -f "$f" Version) == "$2" ]] || continue
+		echo "$f"
+		return
+	done
+}
+
+build_stress() {
+	[[ -f $STRESS_DIR/evtchn-stress.c ]] ||
+		die "$STRESS_DIR/evtchn-stress.c missing"
+	mkdir -p "$(dirname "$STRESS")"
+	make -C "$STRESS_DIR" -s OUTPUT="$(dirname "$STRESS")/" CFLAGS=-O2 \
+		CC="$(cross_prefix "$XEN_ARCH")gcc" LDFLAGS=-static evtchn-stress >>"$PREPLOG" 2>&1 ||
+		die "cannot build evtchn-stress (see $PREPLOG)"
+	[[ -x $STRESS ]] || die "$STRESS missing after make evtchn-stress"
+}
+
+# ------------------------------------------------------------ initramfs ---
+# stage_libs DIR FILE...: the shared libraries FILE... need (ldd on the
+# host, against the installed packages) into DIR, at the same paths.  On
+# Arm: their NEEDED entries and interpreter (readelf), found in the
+# unpacked packages, at their paths there.
+stage_libs() {
+	local dir=$1 f line lib
+	if ((FOREIGN)); then
+		stage_libs_foreign "$@"
+		return
+	fi
+	shift
+	for f; do
+		while read -r line; do
+			case $line in
+			*"not found"*)
+				die "$(basename "$f") needs ${line%% *}, not found on the host (a Debian package missing from mk/packages?)" ;;
+			*"=> /"*) lib=${line#*=> } lib=${lib%% (*} ;;
+			/*) lib=${line%% (*} ;;
+			*) continue ;;
+			esac
+			mkdir -p "$dir$(dirname "$lib")"
+			cp -L "$lib" "$dir$lib"
+		done < <(ldd "$f")
+	done
+}
+
+stage_libs_foreign() {
+	local dir=$1 f so lib interp d todo
+	declare -A seen=()
+	shift
+	todo=("$@")
+	while ((${#todo[@]})); do
+		f=${todo[-1]}
+		unset 'todo[-1]'
+		interp=$(readelf -l "$f" | sed -n 's/.*Requesting program interpreter: \(.*\)\]/\1/p')
+		if [[ -n $interp && -z ${seen[$interp]:-} ]]; then
+			seen[$interp]=1
+			[[ -e $XROOT$interp ]] || die "$(basename "$f") needs $interp, not in the unpacked packages"
+			mkdir -p "$dir$(dirname "$interp")"
+			cp -L "$XROOT$interp" "$dir$interp"
+		fi
+		while read -r so; do
+			[[ -z ${seen[$so]:-} ]] || continue
+			seen[$so]=1
+			lib=
+			for d in "lib/$TRIPLET" "usr/lib/$TRIPLET" lib usr/lib; do
+				if [[ -e $XROOT/$d/$so ]]; then
+					lib=/$d/$so
+					break
+				fi
+			done
+			[[ -n $lib ]] ||
+				die "$(basename "$f") needs $so, not in the unpacked packages (its Debian package missing from ARM_PKGS in mk/xen-rig.sh?)"
+			mkdir -p "$dir$(dirname "$lib")"
+			cp -L "$XROOT$lib" "$dir$lib"
+			todo+=("$XROOT$lib")
+		done < <(readelf -d "$f" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
+	done
+}
+
+# busybox_root DIR INIT: a fresh tree in DIR with busybox, INIT as /init
+# and the usual directories (the init installs the applet links).
+busybox_root() {
+	local dir=$1
+	rm -rf "$dir"
+	mkdir -p "$dir"/{bin,sbin,usr/bin,usr/sbin,dev,proc,sys,tmp,run,etc}
+	if ((FOREIGN)); then
+		cp "$XROOT/bin/busybox" "$dir/bin/busybox"
+	else
+		cp /bin/busybox "$dir/bin/busybox"
+	fi
+	ln -s busybox "$dir/bin/sh"
+	install -m 755 "$2" "$dir/init"
+	install -m 755 "$STRESS" "$dir/usr/bin/evtchn-stress"
+	if [[ -n $MODDIR ]] && ((FOREIGN)); then
+		copy_modules "$dir"
+	elif [[ -n $MODDIR ]]; then
+		mkdir -p "$dir/lib/modules"
+		cp -a "$MODDIR" "$dir/lib/modules/"
+	fi
+}
+
+# copy_modules DIR: on Arm, only the modules the stages load (PKG_MODULES)
+# and what they depend on (modinfo), with the package's modules.* files
+# and a modules.dep made for them:
+# all of an armmp kernel's would not fit in the guest's memory, and at
+# Xen's load address they overran what follows.
+copy_modules() {
+	local dir=$1 rel m f dep todo
+	declare -A have=()
+	rel=$(basename "$MODDIR")
+	mkdir -p "$dir/lib/modules/$rel"
+	cp "$MODDIR"/modules.* "$dir/lib/modules/$rel/" 2>/dev/null || true
+	todo=("${PKG_MODULES[@]}")
+	while ((${#todo[@]})); do
+		m=${todo[-1]}
+		unset 'todo[-1]'
+		[[ -z ${have[$m]:-} ]] || continue
+		have[$m]=1
+		f=$(find "$MODDIR" -name "$m.ko*" -print -quit)
+		[[ -n $f ]] || f=$(find "$MODDIR" -name "${m//-/_}.ko*" -print -quit)
+		[[ -n $f ]] || die "${PKG_KIND^^}=$PKG: module $m not found in ${MODDIR#"$ROOT"/}"
+		mkdir -p "$dir/lib/modules/$rel/$(dirname "${f#"$MODDIR"/}")"
+		cp "$f" "$dir/lib/modules/$rel/${f#"$MODDIR"/}"
+		for dep in $(modinfo -F depends "$f" | tr ',' ' '); do
+			todo+=("$dep")
+		done
+	done
+	# The package has no modules.dep (depmod runs at install); busybox's
+	# modprobe needs one.
+	/sbin/depmod -b "$dir" "$rel" >>"$PREPLOG" 2>&1 ||
+		die "depmod for the modules of $PKG failed (see $PREPLOG)"
+}
+
+# mkcpio DIR OUT: DIR as a gzipped newc cpio, reproducibly (sorted, owner
+# root, mtime 0), rewritten only when DIR's contents changed.
+mkcpio() {
+	local dir=$1 out=$2 sum
+	find "$dir" -exec touch -h -d @0 {} +
+	sum=$(cd "$dir" && find . -printf '%M %p %l\n' | LC_ALL=C sort &&
+		find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum)
+	sum=$(sha256sum <<<"$sum")
+	if [[ -f $out && -f $out.sum && $(<"$out.sum") == "$sum" ]]; then
+		return
+	fi
+	(cd "$dir" && find . -mindepth 1 -print0 | LC_ALL=C sort -z |
+		cpio --null --quiet -o -H newc -R 0:0 --reproducible) | gzip -n -6 >"$out.tmp"
+	mv "$out.tmp" "$out"
+	echo "$sum" >"$out.sum"
+}
+
+# stage_xen_tools DIR: the Xen tools in root DIR, with their libraries,
+# xl's directories and configuration, and the script that starts them
+# (/etc/xen-tools.sh).
+stage_xen_tools() {
+	local r=$1 t lib bins=()
+	mkdir -p "$r$XEN_BIN" "$r/etc/xen" \
+		"$r"/var/{lib/xen,lib/xenstored,log/xen/console,run/xen,run/xenstored,lock}
+	for t in "${XEN_TOOLS[@]}"; do
+		cp "$XROOT$XEN_BIN/$t" "$r$XEN_BIN/$t"
+		bins+=("$XROOT$XEN_BIN/$t")
+	done
+	stage_libs "$r" "${bins[@]}"
+	# glibc loads libgcc_s at run time (pthread_cancel, used by xl).
+	# awk reads to the end: exiting early would kill ldconfig with SIGPIPE,
+	# a failure under pipefail (it was, now and then, make check's).
+	if ((FOREIGN)); then
+		lib=/lib/$TRIPLET/libgcc_s.so.1
+		[[ -f $XROOT$lib ]] || die "$lib not in the unpacked packages (libgcc-s1, $DEB_ARCH)"
+		stage_libs "$r" "$XROOT$lib"
+		mkdir -p "$r$(dirname "$lib")"
+		cp -L "$XROOT$lib" "$r$lib"
+		install -m 644 "$LAB/xen-tools.sh" "$r/etc/xen-tools.sh"
+		install -m 644 "$LAB/xl.conf" "$r/etc/xen/xl.conf"
+		return
+	fi
+	lib=$(/sbin/ldconfig -p | awk '$1 == "libgcc_s.so.1" && /x86-64/ && !n++ { print $NF }')
+	[[ -n $lib ]] || die "libgcc_s.so.1 not found on the host (Debian package libgcc-s1)"
+	stage_libs "$r" "$lib"
+	mkdir -p "$r$(dirname "$lib")"
+	cp -L "$lib" "$r$lib"
+	install -m 644 "$LAB/xen-tools.sh" "$r/etc/xen-tools.sh"
+	install -m 644 "$LAB/xl.conf" "$r/etc/xen/xl.conf"
+}
+
+# stage_diagnostics DIR: for dom0-init's guest_diagnostics (a guest that
+# does not end in time), on x86: xenctx and the test kernel's System.map
+# in /xen-test, for the guest's stacks.  (Not yet tried on Arm.)
+stage_diagnostics() {
+	local r=$1 t=$XROOT$XEN_BIN/xenctx
+	((!FOREIGN)) || return 0
+	if [[ -x $t ]]; then
+		cp "$t" "$r$XEN_BIN/xenctx"
+		stage_libs "$r" "$t"
+	fi
+	local map=$KDIR/System.map
+	[[ $PKG_KIND != image ]] || map=$(dirname "$PKG")/System.map
+	[[ $PKG_KIND == deb || ! -f $map ]] ||
+		install -m 644 "$map" "$r/xen-test/System.map"
+}
+
+build_initramfs() {
+	local d=$XBUILD/domU-root r=$XBUILD/dom0-root
+	# The guest: busybox, its init, evtchn-stress.
+	busybox_root "$d" "$LAB/domU-init"
+	mkcpio "$d" "$XBUILD/domU.cpio.gz"
+
+	# dom0: the same, plus the Xen tools and the guest (kernel, initramfs,
+	# xl config) in /xen-test.
+	busybox_root "$r" "$LAB/dom0-init"
+	stage_xen_tools "$r"
+	mkdir -p "$r/xen-test"
+	install -m 644 "$LAB/$DOMU_CFG" "$r/xen-test/domU.cfg"
+	install -m 644 "$BZIMAGE" "$DOM0_KERNEL"
+	install -m 644 "$XBUILD/domU.cpio.gz" "$r/xen-test/domU.cpio.gz"
+	stage_diagnostics "$r"
+	mkcpio "$r" "$XBUILD/dom0.cpio.gz"
+}
+
+# ----------------------------------------------------------------- QEMU ---
+kill_qemu() {
+	if [[ -n $QEMU_PID ]]; then
+		kill "$QEMU_PID" 2>/dev/null || true
+		wait "$QEMU_PID" 2>/dev/null || true
+		QEMU_PID=
+	fi
+}
+
+# The last landmark the serial log has reached, for the progress lines.
+landmark() {
+	grep -aoE '^\(XEN\) Xen version [^ ]+|Linux version [^ ]+|KTAP version 1|Using [-a-zA-Z0-9]+ ABI|xen-test: .*' \
+		"$1" 2>/dev/null | tail -n 1 | tr -d '\r' || true
+}
+
+# qemu_tick RAW: called every second while QEMU runs; a live lab may
+# define its own.
+qemu_tick() { :; }
+
+run_qemu() {
+	local raw=$SERIAL.raw t0=$SECONDS last=$SECONDS status=0
+	rm -f "$raw"
+	local boot=()
+	say "booting Xen $(<"$XROOT/.version") ($DEB_ARCH) + dom0 under QEMU (TCG, 2 vCPUs; hard limit ${TIMEOUT}s)"
+	if ((FOREIGN)); then
+		boot=(-device "guest-loader,addr=$LOAD_KERNEL,kernel=$DOM0_KERNEL,bootargs=$DOM0_ARGS"
+			-device "guest-loader,addr=$LOAD_INITRD,initrd=$XBUILD/dom0.cpio.gz")
+	else
+		boot=(-initrd "$DOM0_KERNEL $DOM0_ARGS,$XBUILD/dom0.cpio.gz")
+	fi
+	trap kill_qemu EXIT
+	trap 'kill_qemu; die "interrupted"' INT TERM
+	timeout -k 10 "$TIMEOUT" "${QEMU[@]}" -smp 2 -m "$QEMU_MEM" \
+		-nodefaults -display none -monitor none -no-reboot \
+		-serial "file:$raw" "${QEMU_EXTRA[@]}" \
+		-kernel "$XEN_ELF" -append "$XEN_ARGS" "${boot[@]}" \
+		>"$L-qemu.log" 2>&1 &
+	QEMU_PID=$!
+	while kill -0 "$QEMU_PID" 2>/dev/null; do
+		sleep 1
+		qemu_tick "$raw"
+		if ((SECONDS - last >= 30)); then
+			last=$SECONDS
+			say "$(fmt_time $((SECONDS - t0))) elapsed, last marker: $(landmark "$raw")"
+		fi
+	done
+	wait "$QEMU_PID" || status=$?
+	QEMU_PID=
+	trap - EXIT INT TERM
+	QEMU_TIME=$((SECONDS - t0))
+	QEMU_STATUS=$status
+	tr -d '\r' <"$raw" >"$SERIAL"
+	rm -f "$raw"
+}
+
+# rig_prepare: what every boot of the rig needs first: the host's
+# packages, build/linux, the kernel (check_kernel), Debian's Xen,
+# evtchn-stress.
+rig_prepare() {
+	mkdir -p "$LOGS" "$XBUILD"
+	: >"$PREPLOG"
+	check_host
+	require_tree
+	check_kernel
+	fetch_xen
+	build_stress
+}

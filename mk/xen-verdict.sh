@@ -1,0 +1,332 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# mk/xen-verdict.sh: make xen-test's verdict, from the serial log alone.
+#
+#   mk/xen-verdict.sh [--arch A] [--deb NAME] [--no-kunit] [--qemu-status N]
+#                     [--qemu-time S] [--out PREFIX] SERIAL.log
+#
+# judges a saved serial log of make xen-test as the test does: a line per
+# stage ("STAGE: ..." or "STAGE: FAILED: ..."), then "xen-test: N passed,
+# M failed"; exit 1 on a failure, 2 on bad input.  The exchange's count,
+# the stress's ports and the time limit come from dom0's command line in
+# the log (xentest.events=, xentest.ports=, xentest.watchdog=); --arch
+# (x86_64, the default, arm or arm64) the architecture; --deb NAME a
+# packaged kernel's run (its modules stage); --no-kunit a kernel without
+# the suite; --qemu-status and --qemu-time how QEMU ended (default 0, as
+# after a power-off); --out PREFIX where the split logs go (default: the
+# log's name without -serial.log).  lab/xen/test-verdict.sh tests it on
+# saved logs.
+#
+# Sourced (by mk/xen-test.sh and mk/live-order.sh, after mk/lib.sh), it
+# only defines: verdict_init, judge and its pieces (splats, marker_rc,
+# between, kunit_stage, tap_counts).
+
+# On Xen only the live suite runs at boot: xen_evtchn_2l swaps in a fake
+# shared_info and skips itself there (the bare KUnit runs cover it).
+KUNIT_ON_XEN="kunit.filter_glob=xen_evtchn_2l_live"
+
+# verdict_init: the rules for XEN_ARCH (FOREIGN, from rig_init), and the
+# counts at 0.  judge also reads SERIAL, L (the split logs' prefix), PKG
+# (a DEB= or IMAGE= kernel's name), WITH_MODULES (1: its modules stages),
+# HAS_KUNIT, EVENTS, STRESS_PORTS, TIMEOUT, QEMU_STATUS and QEMU_TIME.
+verdict_init() {
+	WITH_MODULES=0
+	SPLATS='WARNING:|BUG:|Oops|Call Trace|UBSAN|blocked for more than|detected stall|Kernel panic'
+	XEN_SPLATS='^\(XEN\) (Panic on CPU|Xen BUG at|Assertion .* failed|FATAL )'
+	PASSED=0 FAILED=0
+	# On Arm no VIRQ_TIMER port exists (only x86 binds one): the live case
+	# timer_first skips there, saying so, and only that skip is allowed.
+	ALLOWED_SKIP=
+	GUEST_KIND=PV
+	if ((FOREIGN)); then
+		ALLOWED_SKIP='evtchn_2l_live_test_timer_first # SKIP .*VIRQ_TIMER.*only x86'
+		GUEST_KIND="Arm guest"
+	fi
+}
+
+# splats LOG: the lines of LOG (numbered) that break the splat rules: a
+# kernel's SPLATS outside Xen's own lines, then Xen's XEN_SPLATS.
+splats() {
+	{ grep -anE "$SPLATS" "$1" | grep -av '^[0-9]*:(XEN)'; } || true
+	grep -anE "$XEN_SPLATS" "$1" || true
+}
+
+pass() {
+	PASSED=$((PASSED + 1))
+	say "$1: $2"
+}
+fail() {
+	FAILED=$((FAILED + 1))
+	say "$1: FAILED: $2"
+}
+
+# marker_rc LOG STAGE: the rc of "xen-test: stage STAGE end rc=N" in LOG,
+# "skipped (...)" or "missing".
+marker_rc() {
+	local m
+	m=$(grep -aoE "^xen-test: stage $2 (end rc=[0-9]+|skipped.*)" "$1" | tail -n 1) || true
+	case $m in
+	*"end rc="*) echo "${m##*rc=}" ;;
+	*skipped*) echo "skipped${m##*skipped}" ;;
+	*) echo missing ;;
+	esac
+}
+
+# rc_text RC: marker_rc's answer for a failure message.
+rc_text() {
+	case $1 in
+	missing) echo "no end marker (the stage did not finish)" ;;
+	skipped*) echo "stage $1" ;;
+	*) echo "rc=$1" ;;
+	esac
+}
+
+# between LOG STAGE: the lines between the stage's begin and end markers.
+between() {
+	awk -v b="xen-test: stage $2 begin" -v e="xen-test: stage $2 end" \
+		'index($0, e) == 1 { f = 0 } f { print } index($0, b) == 1 { f = 1 }' "$1"
+}
+
+# Splits the serial log: the guest's console (printed by dom0's init
+# between markers), dom0's console (the rest, without Xen's own lines).
+split_logs() {
+	awk -v d0="$L-dom0.log" -v du="$L-domU.log" '
+		BEGIN { printf "" > d0; printf "" > du }
+		/^xen-test: domU console begin/ { u = 1; next }
+		/^xen-test: domU console end/ { u = 0; next }
+		u { print > du; next }
+		/^\(XEN\)/ { next }
+		{ print > d0 }' "$SERIAL"
+}
+
+# The suite that must report on Xen (the others are filtered out).
+expected_suites() {
+	echo "${KUNIT_ON_XEN#kunit.filter_glob=}"
+}
+
+# kunit_stage WHO CONSOLE INIT_MARK: the KTAP of CONSOLE up to INIT_MARK
+# (the init's first line) in $L-WHO-ktap.log, parsed by kunit.py (its
+# output in $L-WHO-kunit.txt, its results as JSON in $L-WHO-kunit.json,
+# counted by kunit_counts).
+kunit_stage() {
+	local who=$1 console=$2 mark=$3 ktap=$L-$1-ktap.log out=$L-$1-kunit.txt
+	local json=$L-$1-kunit.json counts p f s status=0 suite missing=() bad
+	# Boot messages printed meanwhile (e.g. "Freeing initrd memory") start
+	# in column 0 and are not KTAP: leave them out, or kunit.py misreads the
+	# suite they fall into.  KTAP's own column-0 lines are kept.
+	awk -v m="$mark" 'index($0, m) { exit } /KTAP version 1/ { k = 1 }
+		k && (/^[ \t]/ || /^(KTAP version|1\.\.|ok |not ok |# )/)' \
+		"$console" >"$ktap"
+	if [[ ! -s $ktap ]]; then
+		fail "$who KUnit" "no KTAP output in $console"
+		return
+	fi
+	rm -f "$json"
+	python3 "$LINUX/tools/testing/kunit/kunit.py" parse --json="$json" "$ktap" >"$out" 2>&1 || status=$?
+	if ! counts=$(kunit_counts "$json" 2>&1); then
+		fail "$who KUnit" "kunit.py parse left no results: $counts (see $out)"
+		return
+	fi
+	read -r p f s <<<"$counts"
+	for suite in $(expected_suites); do
+		grep -qE "^ *(not )?ok [0-9]+ $suite( |$)" "$ktap" || missing+=("$suite")
+	done
+	local summary="$p passed, $f failed, $s skipped"
+	# A skip is a failure but where ALLOWED_SKIP names the case and why.
+	bad=$(grep -E '^ *(not )?ok [0-9]+ .*# SKIP' "$ktap" | grep -cvE "${ALLOWED_SKIP:-^$}") || true
+	((s == 0)) || summary+=" ($(grep -oE '[a-z0-9_]+ # SKIP .*' "$ktap" | head -n 3 | paste -sd ';'))"
+	if ((status != 0 || f != 0 || bad != 0 || p == 0)); then
+		fail "$who KUnit" "$summary (see $out)"
+	elif ((${#missing[@]})); then
+		fail "$who KUnit" "$summary, but no result for suite(s) ${missing[*]}"
+	else
+		pass "$who KUnit" "$summary"
+	fi
+}
+
+# tap_counts TEXT: "N passed, M failed, K skipped" of TAP "ok"/"not ok"
+# lines ("ok N - name # SKIP why" is a skip).
+tap_counts() {
+	local ok nok skip
+	ok=$(grep -cE '^ok [0-9]+' <<<"$1") || true
+	nok=$(grep -cE '^not ok [0-9]+' <<<"$1") || true
+	skip=$(grep -ciE '^(not )?ok [0-9]+.*# *skip' <<<"$1") || true
+	echo "$((ok - skip)) passed, $nok failed, $skip skipped"
+}
+
+judge() {
+	local d0=$L-dom0.log du=$L-domU.log rc rc2 out out2 ver abi n line
+
+	# dom0 boot
+	ver=$(grep -aoE '^\(XEN\) Xen version [^ ]+' "$SERIAL" | head -n 1 | awk '{print $4}') || true
+	abi=$(grep -aoE 'xen:events: Using [-a-zA-Z0-9]+ ABI' "$d0" | head -n 1) || true
+	if [[ $ver != "$XEN_SERIES".* ]]; then
+		fail "dom0 boot" "no '(XEN) Xen version $XEN_SERIES' line"
+	elif ! grep -q 'Linux version ' "$d0"; then
+		fail "dom0 boot" "Xen $ver up, but dom0's kernel printed nothing"
+	elif [[ $abi != *"Using 2-level ABI" ]]; then
+		fail "dom0 boot" "Xen $ver, dom0 says '${abi:-no xen:events: line}', not 'Using 2-level ABI'"
+	elif ! grep -q '^xen-test: dom0 init started' "$d0"; then
+		fail "dom0 boot" "Xen $ver, 2-level ABI, but dom0's init did not start"
+	else
+		pass "dom0 boot" "ok (Xen $ver, 2-level ABI${PKG:+, $(basename "$PKG")})"
+	fi
+
+	# The modules of a DEB= or IMAGE= kernel that has them.
+	if ((WITH_MODULES)); then
+		rc=$(marker_rc "$d0" modules)
+		rc2=$(marker_rc "$du" domU-modules)
+		if [[ $rc == 0 && $rc2 == 0 ]]; then
+			pass "modules" "ok (dom0: xen-evtchn xenfs xen-privcmd xen-gntdev; domU: xen-evtchn)"
+		else
+			fail "modules" "dom0: $(rc_text "$rc"); domU: $(rc_text "$rc2") (see $d0, $du)"
+		fi
+	fi
+
+	if ((HAS_KUNIT)); then
+		kunit_stage dom0 "$d0" "xen-test: dom0 init started"
+	else
+		say "dom0 KUnit: not run (the kernel has no KUnit suite built in; not counted)"
+	fi
+
+	# dom0 stress: TAP, then the program's closing line.
+	rc=$(marker_rc "$d0" dom0-stress)
+	out=$(between "$d0" dom0-stress)
+	printf '%s\n' "$out" >"$L-dom0-stress.log"
+	n=$(tap_counts "$out")
+	line=$(grep -m1 '^evtchn-stress: ports' <<<"$out" | sed 's/^evtchn-stress: //') || true
+	local top
+	top=$(sed -n 's/^ports [0-9]*\.\.\([0-9]*\),.*/\1/p' <<<"$line")
+	if ! [[ $rc == 0 && $n =~ ^[1-9][0-9]*\ passed,\ 0\ failed,\ 0\ skipped$ ]]; then
+		fail "dom0 stress" "$(rc_text "$rc"), $n (see $L-dom0-stress.log)"
+	elif [[ $STRESS_PORTS == max ]] && ((${top:-0} < 4032)); then
+		fail "dom0 stress" "ports up to ${top:-?} only: words 32-63 (ports 2048-4095) must all be in use (see $L-dom0-stress.log)"
+	else
+		pass "dom0 stress" "$n (evtchn-stress loop: ${line:-no summary line})"
+	fi
+
+	# Xen tools
+	rc=$(marker_rc "$d0" xen-tools)
+	if [[ $rc == 0 ]]; then
+		pass "dom0 Xen tools" "ok (xenstored, xen-init-dom0, xenconsoled, xl)"
+	else
+		fail "dom0 Xen tools" "$(rc_text "$rc") (see $d0)"
+	fi
+
+	# domU boot
+	rc=$(marker_rc "$d0" domU)
+	abi=$(grep -aoE 'xen:events: Using [-a-zA-Z0-9]+ ABI' "$du" | head -n 1) || true
+	if [[ $rc != 0 ]]; then
+		fail "domU boot" "xl create or the guest's run: $(rc_text "$rc") (see $d0)"
+	elif ! grep -q 'Linux version ' "$du"; then
+		fail "domU boot" "no kernel output in the guest's console log ($du)"
+	elif [[ $abi != *"Using 2-level ABI" ]]; then
+		fail "domU boot" "the guest says '${abi:-no xen:events: line}', not 'Using 2-level ABI'"
+	elif ! grep -q '^xen-test: domU init done' "$du"; then
+		fail "domU boot" "the guest's init did not finish (see $du)"
+	else
+		pass "domU boot" "ok ($GUEST_KIND, 2-level ABI, powered off)"
+	fi
+
+	if ! ((HAS_KUNIT)); then
+		say "domU KUnit: not run (as in dom0; not counted)"
+	elif [[ -s $du ]]; then
+		kunit_stage domU "$du" "xen-test: domU init started"
+	else
+		fail "domU KUnit" "no guest console log"
+	fi
+
+	# exchange: the guest's serve and dom0's peer, each must end with
+	# "exchange: N events sent, N received, 0 lost", N = XEN_TEST_EVENTS.
+	rc=$(marker_rc "$d0" exchange)
+	rc2=$(marker_rc "$du" domU-serve)
+	out=$(between "$d0" exchange) || true
+	out2=$(between "$du" domU-serve) || true
+	{
+		echo "== domU: evtchn-stress serve --domid 0 --count $EVENTS"
+		printf '%s\n' "$out2"
+		echo "== dom0: evtchn-stress peer --domid GUEST --port P --count $EVENTS"
+		printf '%s\n' "$out"
+	} >"$L-exchange.log"
+	local want="exchange: $EVENTS events sent, $EVENTS received, 0 lost"
+	line=$(grep -m1 '^round trip:' <<<"$out") || true
+	if [[ $rc != 0 || $rc2 != 0 ]]; then
+		fail "dom0<->domU exchange" "peer: $(rc_text "$rc"); serve: $(rc_text "$rc2") (see $L-exchange.log)"
+	elif ! grep -qx "$want" <<<"$out" || ! grep -qx "$want" <<<"$out2"; then
+		fail "dom0<->domU exchange" "no '$want' from both sides (see $L-exchange.log)"
+	else
+		pass "dom0<->domU exchange" "$((2 * EVENTS)) events ($EVENTS each way), 0 lost${line:+; $line}"
+	fi
+
+	# kernel splats, anywhere
+	splats "$SERIAL" >"$L-splats.txt"
+	if [[ -s $L-splats.txt ]]; then
+		fail "kernel splats" "$(wc -l <"$L-splats.txt") line(s) in $SERIAL, first: $(head -n 1 "$L-splats.txt") (all: $L-splats.txt)"
+	else
+		pass "kernel splats" "none"
+	fi
+
+	# shutdown
+	if ((QEMU_STATUS == 124 || QEMU_STATUS == 137)); then
+		fail "shutdown" "QEMU killed after the ${TIMEOUT}s limit (serial log at: $(landmark "$SERIAL"))"
+	elif grep -q '^xen-test: watchdog' "$SERIAL"; then
+		fail "shutdown" "$(grep -m1 '^xen-test: watchdog' "$SERIAL")"
+	elif ((QEMU_STATUS != 0)); then
+		fail "shutdown" "QEMU exited with status $QEMU_STATUS (see $L-qemu.log)"
+	elif ! grep -q '^xen-test: dom0 init done' "$d0"; then
+		fail "shutdown" "QEMU ended before dom0's init finished (at: $(landmark "$SERIAL"))"
+	else
+		pass "shutdown" "dom0 powered off${QEMU_TIME:+ after $(fmt_time "$QEMU_TIME")}"
+	fi
+}
+
+# verdict_main ARG...: the command (see the top of this file).
+verdict_main() {
+	local arch=x86_64 cmdline
+	PKG='' HAS_KUNIT=1 QEMU_STATUS=0 QEMU_TIME='' L=''
+	local mods=0
+	while (($#)); do
+		case $1 in
+		--arch) arch=${2:?--arch needs x86_64, arm or arm64}; shift 2 ;;
+		--kernel) PKG=${2:?--kernel needs a name}; shift 2 ;;
+		--modules) mods=1; shift ;;
+		--no-kunit) HAS_KUNIT=0; shift ;;
+		--qemu-status) QEMU_STATUS=${2:-}; shift 2 ;;
+		--qemu-time) QEMU_TIME=${2:-}; shift 2 ;;
+		--out) L=${2:?--out needs a prefix}; shift 2 ;;
+		-*) die "unknown option '$1' (see the top of mk/xen-verdict.sh)" ;;
+		*) break ;;
+		esac
+	done
+	(($# == 1)) || die "usage: mk/xen-verdict.sh [options] SERIAL.log (see the top of mk/xen-verdict.sh)"
+	SERIAL=$1
+	[[ -f $SERIAL ]] || die "$SERIAL: no such file"
+	[[ $QEMU_STATUS =~ ^[0-9]+$ ]] || die "--qemu-status must be a number, not '$QEMU_STATUS'"
+	[[ -z $QEMU_TIME || $QEMU_TIME =~ ^[0-9]+$ ]] || die "--qemu-time must be seconds, not '$QEMU_TIME'"
+	XEN_ARCH=$arch
+	rig_init '' # the default directory
+	verdict_init
+	WITH_MODULES=$mods
+	[[ -n $L ]] || L=${SERIAL%-serial.log}
+	cmdline=$(grep -a -m1 -o 'xentest\.events=.*' "$SERIAL") ||
+		die "$SERIAL: no dom0 command line with xentest.events= (not a make xen-test serial log?)"
+	EVENTS=$(sed -n 's/.*xentest\.events=\([0-9]*\).*/\1/p' <<<"$cmdline")
+	STRESS_PORTS=$(sed -n 's/.*xentest\.ports=\([0-9a-z]*\).*/\1/p' <<<"$cmdline")
+	TIMEOUT=$(sed -n 's/.*xentest\.watchdog=\([0-9]*\).*/\1/p' <<<"$cmdline")
+	[[ -n $EVENTS && -n $STRESS_PORTS && -n $TIMEOUT ]] ||
+		die "$SERIAL:$(grep -a -n -m1 'xentest\.events=' "$SERIAL" | cut -d: -f1): dom0's command line lacks xentest.ports= or xentest.watchdog="
+	TIMEOUT=$((TIMEOUT + 60))
+	split_logs
+	judge
+	echo "xen-test: $PASSED passed, $FAILED failed"
+	((FAILED == 0))
+}
+
+if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
+	set -euo pipefail
+	# shellcheck source=mk/lib.sh
+	. "$(dirname "$0")/lib.sh"
+	# shellcheck source=mk/xen-rig.sh
+	. "$ROOT/mk/xen-rig.sh"
+	verdict_main "$@"
+fi
