@@ -40,14 +40,16 @@ for cfg in $configs; do
 	status=0
 	env "${env[@]}" "$(dirname "$0")/kunit.sh" "$arch" || status=$?
 	log=$LOGS/kunit-$cfg.log
-	line=$(sed 's/\x1b\[[0-9;]*m//g' "$log" 2>/dev/null |
-		grep -o 'Testing complete\. Ran [0-9]* tests:.*' | tail -n 1) || true
-	count() { grep -oP "\\b$1: \\K[0-9]+" <<<"$line" || echo 0; }
-	p=$(count passed)
-	f=$(($(count failed) + $(count crashed) + $(count errors)))
-	s=$(count skipped)
+	# kunit.py's JSON (mk/kunit.sh writes it beside the log); none, or
+	# one that cannot be read, is a failure.
+	if counts=$(kunit_counts "${log%.log}.json" 2>&1); then
+		read -r p f s <<<"$counts"
+	else
+		say "$counts"
+		p=0 f=1 s=0
+	fi
 	# A run that failed without failing a test (build error, sanitizer
-	# report, no summary) counts as one failure.
+	# report, no results) counts as one failure.
 	if ((status != 0 && f == 0)); then
 		f=1
 	fi

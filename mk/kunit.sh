@@ -7,7 +7,8 @@
 # of mk/xen-test.sh (lab/xen/xen-test.config).  KUNIT_KCONFIG_ADD="CONFIG_A=y CONFIG_B=y" adds options
 # (e.g. sanitizers); KUNIT_BUILD_DIR names another build directory;
 # KUNIT_FILTER="xen_evtchn_2l.start_word_split" runs only the cases it names.  The
-# output is also written to build/logs/<build dir name>.log.
+# output is also written to build/logs/<build dir name>.log, the results as
+# kunit.py's JSON to build/logs/<build dir name>.json.
 set -euo pipefail
 # shellcheck source=mk/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -18,11 +19,15 @@ arch=${1:-x86_64}
 cross=$(cross_prefix "$arch") || exit 1
 bdir=$(kunit_build_dir "$arch")
 log=$(kunit_log "$arch")
+# The results as kunit.py's JSON, beside the log (mk/check.sh counts them
+# with kunit_counts).
+json=${log%.log}.json
+rm -f "$json"
 kunitconfig=drivers/xen/events/tests/.kunitconfig
 [[ -f $LINUX/$kunitconfig ]] ||
 	die "build/linux has no $kunitconfig (not added by patches/series yet?)"
 
-args=(run --arch="$arch" --build_dir="$bdir" --kunitconfig="$kunitconfig"
+args=(run --arch="$arch" --build_dir="$bdir" --kunitconfig="$kunitconfig" --json="$json"
 	--jobs="$(nproc)" --make_options="CC=ccache ${cross}gcc")
 [[ -z $cross ]] || args+=(--cross_compile="$cross")
 # On x86_64 the KUnit kernel is also the live-Xen test kernel (dom0 and PV
