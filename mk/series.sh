@@ -5,11 +5,15 @@
 #  - every patch signed off by the sender: SIGNOFF="Name <mail>", else the
 #    repo's git identity (user.name, user.email); without either it stops;
 #  - every patch authored by the sender, or by AUTHOR="Name <mail>" (then
-#    format-patch writes the in-body From: line for it);
+#    b4 writes the in-body From: line for it);
 #  - REVISION=n (n > 1) makes it a versioned re-send, "[PATCH vn ...]"
 #    (not V=, which is kbuild's verbosity);
-#  - the cover letter is generated from mk/cover-letter.in, the commits
-#    and lab/measured.txt; To/Cc come from scripts/get_maintainer.pl;
+#  - the cover letter's text is generated from mk/cover-letter.in, the
+#    commits and lab/measured.txt; b4 (Debian's 0.12) does the rest as
+#    kernel developers know it: the cover commit (b4 prep --edit-cover),
+#    To/Cc from scripts/get_maintainer.pl (b4 prep --auto-to-cc), the
+#    version, and the mail in build/series/*.eml (b4 send -o, which sends
+#    nothing; its log build/logs/series-b4.log);
 #  - checkpatch.pl --strict on every patch: any error, warning or check
 #    fails the run.
 set -euo pipefail
@@ -49,55 +53,49 @@ author_name=${BASH_REMATCH[1]} author_mail=${BASH_REMATCH[2]}
 [[ -z ${V:-} ]] || die "V= is kbuild's verbosity; the series' version is REVISION=$V"
 REVISION=${REVISION:-1}
 [[ $REVISION =~ ^[1-9][0-9]*$ ]] || die "REVISION must be a version number (1, 2, ...), not '$REVISION'"
-version=()
-((REVISION == 1)) || version=(-v "$REVISION")
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+command -v b4 >/dev/null || die "b4 not found (Debian package b4; mk/deps.sh installs it)"
 
 # The series' commits again, authored by the author (their dates and
-# messages kept), in a bare clone sharing build/linux's objects.
-repo=$tmp/repo.git
-git clone -q --bare --shared "$LINUX" "$repo"
+# messages kept) and signed off by the sender, in a clone sharing
+# build/linux's objects, with only what b4 needs checked out (MAINTAINERS
+# and scripts/get_maintainer.pl, for To and Cc).
+repo=$tmp/linux
+git clone -q --shared --no-checkout "$LINUX" "$repo"
+git -C "$repo" sparse-checkout set --no-cone /MAINTAINERS /scripts/get_maintainer.pl
 tip=$(git -C "$repo" rev-parse base)
 for c in $(git -C "$repo" rev-list --reverse base..HEAD); do
+	msg=$(git -C "$repo" log -1 --format=%B "$c" |
+		git -C "$repo" interpret-trailers --if-exists addIfDifferent \
+			--trailer "Signed-off-by: $sender_name <$sender_mail>")
 	tip=$(GIT_AUTHOR_NAME=$author_name GIT_AUTHOR_EMAIL=$author_mail \
 		GIT_AUTHOR_DATE=$(git -C "$repo" log -1 --format=%aD "$c") \
 		GIT_COMMITTER_NAME=$sender_name GIT_COMMITTER_EMAIL=$sender_mail \
-		git -C "$repo" commit-tree "$c^{tree}" -p "$tip" \
-		-m "$(git -C "$repo" log -1 --format=%B "$c")")
+		git -C "$repo" commit-tree "$c^{tree}" -p "$tip" -m "$msg")
 done
+git -C "$repo" checkout -q -b series "$tip"
 
-# format_patch DIR ARGS...: the series as mail in DIR, signed off by the
-# sender and sent from them.
-format_patch() {
-	local dir=$1
-	shift
-	rm -rf "$dir"
-	GIT_COMMITTER_NAME=$sender_name GIT_COMMITTER_EMAIL=$sender_mail \
-		git -C "$repo" format-patch -q -o "$dir" --cover-letter --signoff \
-		--from="$sender_name <$sender_mail>" "${version[@]}" "$@" "base..$tip"
-}
+# b4 (Debian's 0.12) makes the mail: the cover letter as its cover commit,
+# To and Cc from get_maintainer.pl (--auto-to-cc: maintainers and
+# reviewers To, lists Cc; --nofixes: build/linux has no upstream history
+# to find the authors of the commits named by Fixes: in), written to
+# build/series/ by b4 send -o (which sends nothing).
+b4cfg() { git -C "$repo" config "$@"; }
+b4cfg user.name "$sender_name"
+b4cfg user.email "$sender_mail"
+b4cfg sendemail.smtpserver localhost
+getm="scripts/get_maintainer.pl --nogit --nogit-fallback --nogit-chief-penguins --norolestats --nofixes --no-tree"
+b4cfg b4.send-auto-to-cmd "$getm --nol"
+b4cfg b4.send-auto-cc-cmd "$getm --nom"
+b4log=$LOGS/series-b4.log
+mkdir -p "$LOGS"
+: >"$b4log"
+b4() { (cd "$repo" && command b4 "$@") >>"$b4log" 2>&1 || die "b4 $* failed; see $b4log"; }
+b4 prep -e base
+((REVISION == 1)) || b4 prep --force-revision "$REVISION"
 
-# The recipients: maintainers To, reviewers and lists Cc.
-format_patch "$tmp/draft"
-draft=("$tmp"/draft/*.patch)
-# --nofixes: build/linux has no upstream history to find the authors of
-# the commits named by Fixes: in (git would only print "fatal:" lines).
-getm() {
-	(cd "$LINUX" && ./scripts/get_maintainer.pl --nogit --nogit-fallback \
-		--nofixes --norolestats --no-tree "$@" "${draft[@]:1}")
-}
-mapfile -t to < <(getm --m --nor --nol)
-mapfile -t cc < <(getm --nom --r --l)
-((${#to[@]})) || die "scripts/get_maintainer.pl found no maintainer for the series"
-recipients=()
-for r in "${to[@]}"; do recipients+=(--to="$r"); done
-for r in "${cc[@]}"; do recipients+=(--cc="$r"); done
-format_patch "$out" "${recipients[@]}"
-
-# The cover letter's subject and blurb.
-cover=("$out"/*0000-cover-letter.patch)
 measured=$ROOT/lab/measured.txt
 [[ -f $measured ]] || die "lab/measured.txt is missing (the test and bench figures of the cover letter)"
 # The figures, as make objsize and make bench wrote them; COVER_FIGURES=0
@@ -128,7 +126,7 @@ if [[ ${COVER_FIGURES:-1} != 0 ]]; then
 		warn "build/out/vee-trace.txt is missing: the cover letter has no traced 7-guest run (make vee-lab VEE_TRACE=5 writes it)"
 	fi
 fi
-python3 - "${cover[0]}" "$ROOT/mk/cover-letter.in" "$measured" "$LINUX" "${figures[@]}" <<'EOF'
+python3 - "$tmp/cover.txt" "$ROOT/mk/cover-letter.in" "$measured" "$LINUX" "${figures[@]}" <<'EOF'
 import re, subprocess, sys, textwrap
 
 cover_path, template_path, measured_path, linux, *figure_paths = sys.argv[1:]
@@ -225,14 +223,23 @@ left = re.findall(r"^@[A-Z]+@$", blurb, re.M)
 if left:
     sys.exit(f"{template_path}: unknown section {left[0]}")
 
-cover = open(cover_path).read()
-if "*** SUBJECT HERE ***" not in cover or "*** BLURB HERE ***" not in cover:
-    sys.exit(f"{cover_path}: no subject or blurb placeholder to replace")
-cover = cover.replace("*** SUBJECT HERE ***", subject, 1)
-cover = cover.replace("*** BLURB HERE ***", blurb, 1)
-open(cover_path, "w").write(cover)
+open(cover_path, "w").write(subject + "\n\n" + blurb + "\n")
 EOF
-say "$n patch(es) and a cover letter in $out/ (To: ${to[*]})"
+# The cover letter into b4's cover commit (its editor: a copy), then To
+# and Cc, then the mail.
+# shellcheck disable=SC2016 # $1 is the editor script's own argument
+printf '#!/bin/sh\ncp "%s" "$1"\n' "$tmp/cover.txt" >"$tmp/editor"
+chmod +x "$tmp/editor"
+EDITOR=$tmp/editor b4 prep --edit-cover
+b4 prep --auto-to-cc
+rm -rf "$out"
+b4 send --no-sign -o "$out"
+mails=("$out"/*.eml)
+((${#mails[@]} == n + 1)) || die "b4 send -o wrote ${#mails[@]} mail(s) in $out, not $((n + 1)); see $b4log"
+cover=("$out"/0000-*.eml)
+to=$(sed -n '/^To:/,/^[^ ]/{/^Cc:/q;p}' "${cover[0]}" | sed 's/^To: //' | tr -d '\n' | sed 's/, *$//; s/  */ /g')
+[[ -n $to ]] || die "b4 found no maintainer for the series (no To: in ${cover[0]}); see $b4log"
+say "$n patch(es) and a cover letter in $out/ (To: $to)"
 
 # build/linux has no upstream history, so checkpatch cannot resolve the
 # commit ids of Fixes: tags and the like: don't let that fail the series.
@@ -247,9 +254,9 @@ mkdir -p "$LOGS"
 : >"$errlog"
 bad=0
 cd "$LINUX"
-for p in "$out"/*.patch; do
+for p in "$out"/*.eml; do
 	name=$(basename "$p")
-	[[ $name != *0000-cover-letter.patch ]] || continue
+	[[ $name != 0000-* ]] || continue
 	# Debian's python3 (with python3-ply, python3-git) for spdxcheck.py.
 	report=$(PATH=/usr/bin:$PATH ./scripts/checkpatch.pl --strict --ignore UNKNOWN_COMMIT_ID,FILE_PATH_CHANGES "$p" 2>>"$errlog") || true
 	total=$(grep -m1 '^total: ' <<<"$report" || true)
