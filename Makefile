@@ -153,10 +153,45 @@ vee-lab: tree
 vee-report:
 	@mk/vee-lab.sh --report
 
+# '#= VARIABLE: what it does' lines are the variables make help lists, one
+# line each (mk/check.sh checks that the scripts read each of them).
+#= BASE: 7.3 (default), 6.12 or 6.1: the base every target works on
+#= ARCH: x86_64 (default), arm64 or arm: make kunit's and make xen-test's architecture
+#= KCONFIG: a .config (or .config.xz) for make and make deb instead of defconfig + xen.config
+#= LOCALVERSION: make deb's release suffix (default -evtchn-rr)
+#= KUNIT_CONFIGS: make check's KUnit configurations (x86_64 arm64 arm x86_64-san arm-san, or none)
+#= KUNIT_FILTER: make kunit's suite[.case] globs (kunit.py's filter_glob)
+#= KUNIT_KCONFIG_ADD: more options for make kunit's kernel ("CONFIG_A=y CONFIG_B=y")
+#= KUNIT_BUILD_DIR: another build directory for make kunit (under build/)
+#= SIGNOFF: make series' sender, "Name <mail>" (default: git's user.name and user.email)
+#= AUTHOR: make series' author of every patch, "Name <mail>" (default: the sender)
+#= REVISION: make series' version, n > 1 for "[PATCH vn ...]"
+#= COVER_FIGURES: 0: make series leaves build/out's figures out of the cover letter
+#= FUZZ: 0: make check leaves the fuzzers out
+#= FUZZ_SECS: seconds each fuzzer runs (default 60)
+#= FUZZ_MERGE: 1: make fuzz merges what it found into the corpora
+#= FUZZ_PASSES: make fuzz-long's passes (default 10000000)
+#= XEN_TEST: 0: make check leaves the live tests on Xen out
+#= XEN_TEST_ARCHS: make check's live tests' architectures (default x86_64 arm)
+#= XEN_TEST_NO_BUILD: 1: make xen-test boots the KUnit kernel as it is, never rebuilt
+#= XEN_TEST_TIMEOUT: make xen-test's limit for QEMU, seconds (600, 1500 on Arm)
+#= XEN_TEST_EVENTS: events exchanged between dom0 and the guest (10000, 2000 on Arm)
+#= XEN_TEST_WIDTH: 0 or 1: the width bug stage (default 1 for ARCH=arm only)
+#= XEN_TEST_WIDTH_RUNS: runs of the width bug stage (default 1)
+#= DEB: make xen-test boots this linux-image-*.deb instead of the KUnit kernel
+#= IMAGE: make xen-test boots this kernel image (e.g. build/out/bzImage) instead
+#= IMAGE_CONFIG: IMAGE's configuration (default: the config beside it)
+#= KERNELS: make vee-lab's kernels (default "lowest base series")
+#= VARIANTS: make vee-lab's variants (default "bulk unmoderated noisy")
+#= RUNS: make vee-lab's runs a boot (default 3)
+#= SECS: make vee-lab's seconds a run (default 180)
+#= VEE_TRACE: make vee-lab traces S seconds of dom0's order of service (default 0)
+#= SCENARIOS: make live-order's scenarios (default "flood burst")
+#= ORDER_SECS: make live-order's seconds a scenario (default 2)
+
 ## help: this list
 help:
 	@echo 'Targets (BASE=7.3, the default, or BASE=6.12|6.1 for a backport):'
 	@sed -n 's/^## \([^:]*\): /  \1\t/p' $(firstword $(MAKEFILE_LIST)) | expand -t 16
-	@echo 'Variables: BASE ARCH KCONFIG KUNIT_CONFIGS KUNIT_FILTER KUNIT_KCONFIG_ADD KUNIT_BUILD_DIR'
-	@echo '  SIGNOFF AUTHOR REVISION FUZZ FUZZ_SECS FUZZ_MERGE FUZZ_PASSES XEN_TEST XEN_TEST_ARCHS DEB IMAGE IMAGE_CONFIG'
-	@echo '  KERNELS VARIANTS RUNS SECS SCENARIOS ORDER_SECS (see docs/ and lab/ for each)'
+	@echo 'Variables (docs/ and lab/ say more):'
+	@sed -n 's/^#= \([^:]*\): /  \1\t/p' $(firstword $(MAKEFILE_LIST)) | expand -t 22

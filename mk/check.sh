@@ -117,12 +117,20 @@ helped=$(sed -n 's/^## \([^:]*\): .*/\1/p' "$ROOT/Makefile" | sort)
 # README.md's table of targets: its rows "| `make TARGET` | ... |".
 # shellcheck disable=SC2016 # the backquotes are Markdown's
 readme=$(sed -n 's/^| `make \([a-z0-9-]*\)` |.*/\1/p' "$ROOT/README.md" | sort)
-if [[ -n $phony && $phony == "$helped" && $phony == "$readme" ]]; then
+# The variables it lists ("#= VARIABLE: ..."): each read by a script of
+# mk/ or by the Makefile ($VAR, ${VAR...}, $(VAR)).
+unread=()
+code=$(grep -v '^#=' "$ROOT/Makefile"; cat "$ROOT"/mk/*.sh)
+while read -r v; do
+	grep -qE "\\\$[{(]?$v([^A-Za-z0-9_]|\$)" <<<"$code" || unread+=("$v")
+done < <(sed -n 's/^#= \([A-Z0-9_]*\): .*/\1/p' "$ROOT/Makefile")
+if [[ -n $phony && $phony == "$helped" && $phony == "$readme" && ${#unread[@]} == 0 ]]; then
 	passed=$((passed + 1))
-	results+=("$(printf '%-12s %4d passed, %d failed  (%d targets)' help 1 0 "$(wc -l <<<"$phony")")")
+	results+=("$(printf '%-12s %4d passed, %d failed  (%d targets, %d variables)' help 1 0 "$(wc -l <<<"$phony")" "$(grep -c '^#= ' "$ROOT/Makefile")")")
 else
 	say "make help: targets without a '## TARGET:' line, or lines without a target: $(comm -3 <(echo "$phony") <(echo "$helped") | xargs)"
 	say "README.md's table of targets against the Makefile's: $(comm -3 <(echo "$phony") <(echo "$readme") | xargs)"
+	say "make help: variables no script reads: ${unread[*]}"
 	failed=$((failed + 1))
 	results+=("$(printf '%-12s %4d passed, %d failed' help 0 1)")
 fi
