@@ -37,6 +37,20 @@ judge()
 	rc=$?
 }
 
+# result NAME WHY: check NAME passed (WHY empty) or failed (WHY says why;
+# its output follows).
+result()
+{
+	if [[ -z $2 ]]; then
+		passed=$((passed + 1))
+		echo "ok   $1"
+	else
+		failed=$((failed + 1))
+		echo "FAIL $1: $2; its output:"
+		sed 's/^/     /' "$tmp/$1.out"
+	fi
+}
+
 # expect NAME RC SUMMARY [STAGE]: the last judge gave exit RC, the summary
 # line "xen-test: SUMMARY", and, if STAGE is given, "STAGE: FAILED".
 expect()
@@ -50,14 +64,7 @@ expect()
 	elif [[ -n $stage ]] && ! grep -q "^xen-verdict: $stage: FAILED" "$tmp/$name.out"; then
 		why="no '$stage: FAILED' line"
 	fi
-	if [[ -z $why ]]; then
-		passed=$((passed + 1))
-		echo "ok   $name"
-	else
-		failed=$((failed + 1))
-		echo "FAIL $name: $why; its output:"
-		sed 's/^/     /' "$tmp/$name.out"
-	fi
+	result "$name" "$why"
 }
 
 # mutate NAME SED-SCRIPT: $tmp/NAME-serial.log, the x86 log changed by
@@ -110,12 +117,9 @@ bad_input()
 	"$verdict" "$@" >"$tmp/$name.out" 2>&1
 	rc=$?
 	if [[ $rc != 0 && $(wc -l <"$tmp/$name.out") == 1 ]] && grep -q "$want" "$tmp/$name.out"; then
-		passed=$((passed + 1))
-		echo "ok   $name"
+		result "$name" ""
 	else
-		failed=$((failed + 1))
-		echo "FAIL $name: want one line with '$want' and a non-zero exit; exit $rc:"
-		sed 's/^/     /' "$tmp/$name.out"
+		result "$name" "want one line with '$want' and a non-zero exit; exit $rc"
 	fi
 }
 bad_input missing-file "$tmp/none-serial.log: no such file" "$tmp/none-serial.log"
