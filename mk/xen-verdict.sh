@@ -2,20 +2,22 @@
 # SPDX-License-Identifier: GPL-2.0
 # mk/xen-verdict.sh: make xen-test's verdict, from the serial log alone.
 #
-#   mk/xen-verdict.sh [--arch A] [--deb NAME] [--no-kunit] [--qemu-status N]
-#                     [--qemu-time S] [--out PREFIX] SERIAL.log
+#   mk/xen-verdict.sh [--arch A] [--kernel NAME] [--modules] [--no-kunit]
+#                     [--qemu-status N] [--qemu-time S] [--out PREFIX]
+#                     SERIAL.log
 #
 # judges a saved serial log of make xen-test as the test does: a line per
 # stage ("STAGE: ..." or "STAGE: FAILED: ..."), then "xen-test: N passed,
-# M failed"; exit 1 on a failure, 2 on bad input.  The exchange's count,
-# the stress's ports and the time limit come from dom0's command line in
-# the log (xentest.events=, xentest.ports=, xentest.watchdog=); --arch
-# (x86_64, the default, arm or arm64) the architecture; --deb NAME a
-# packaged kernel's run (its modules stage); --no-kunit a kernel without
-# the suite; --qemu-status and --qemu-time how QEMU ended (default 0, as
-# after a power-off); --out PREFIX where the split logs go (default: the
-# log's name without -serial.log).  lab/xen/test-verdict.sh tests it on
-# saved logs.
+# M failed"; exit 1 on a failure, 2 on bad input (one line).  The
+# exchange's count, the stress's ports and the time limit come from dom0's
+# command line in the log (xentest.events=, xentest.ports=,
+# xentest.watchdog=); --arch (x86_64, the default, arm or arm64) the
+# architecture; --kernel NAME a DEB= or IMAGE= kernel's run (named in the
+# boot line), --modules its modules stages (dom0's and the guest's) to be
+# judged; --no-kunit a kernel without the suite; --qemu-status and
+# --qemu-time how QEMU ended (default 0, as after a power-off); --out
+# PREFIX where the split logs go (default: the log's name without
+# -serial.log).  lab/xen/test-verdict.sh tests it on saved logs.
 #
 # Sourced (by mk/xen-test.sh and mk/live-order.sh, after mk/lib.sh), it
 # only defines: verdict_init, judge and its pieces (splats, marker_rc,
@@ -280,6 +282,12 @@ judge() {
 	fi
 }
 
+# input_error MESSAGE: bad input to the command: one line, exit 2.
+input_error() {
+	echo "$PROG: $*" >&2
+	exit 2
+}
+
 # verdict_main ARG...: the command (see the top of this file).
 verdict_main() {
 	local arch=x86_64 cmdline
@@ -287,34 +295,38 @@ verdict_main() {
 	local mods=0
 	while (($#)); do
 		case $1 in
-		--arch) arch=${2:?--arch needs x86_64, arm or arm64}; shift 2 ;;
-		--kernel) PKG=${2:?--kernel needs a name}; shift 2 ;;
+		--arch) arch=${2:-}; shift $(($# > 1 ? 2 : 1)) ;;
+		--kernel) PKG=${2:-}; [[ -n $PKG ]] || input_error "--kernel needs a name"; shift 2 ;;
 		--modules) mods=1; shift ;;
 		--no-kunit) HAS_KUNIT=0; shift ;;
-		--qemu-status) QEMU_STATUS=${2:-}; shift 2 ;;
-		--qemu-time) QEMU_TIME=${2:-}; shift 2 ;;
-		--out) L=${2:?--out needs a prefix}; shift 2 ;;
-		-*) die "unknown option '$1' (see the top of mk/xen-verdict.sh)" ;;
+		--qemu-status) QEMU_STATUS=${2:-}; shift $(($# > 1 ? 2 : 1)) ;;
+		--qemu-time) QEMU_TIME=${2:--}; shift $(($# > 1 ? 2 : 1)) ;;
+		--out) L=${2:-}; [[ -n $L ]] || input_error "--out needs a prefix"; shift 2 ;;
+		-*) input_error "unknown option '$1' (see the top of mk/xen-verdict.sh)" ;;
 		*) break ;;
 		esac
 	done
-	(($# == 1)) || die "usage: mk/xen-verdict.sh [options] SERIAL.log (see the top of mk/xen-verdict.sh)"
+	[[ $QEMU_STATUS =~ ^[0-9]+$ ]] || input_error "--qemu-status must be a number, not '$QEMU_STATUS'"
+	[[ -z $QEMU_TIME || $QEMU_TIME =~ ^[0-9]+$ ]] || input_error "--qemu-time must be seconds, not '$QEMU_TIME'"
+	(($# == 1)) || input_error "usage: mk/xen-verdict.sh [options] SERIAL.log (see the top of mk/xen-verdict.sh)"
 	SERIAL=$1
-	[[ -f $SERIAL ]] || die "$SERIAL: no such file"
-	[[ $QEMU_STATUS =~ ^[0-9]+$ ]] || die "--qemu-status must be a number, not '$QEMU_STATUS'"
-	[[ -z $QEMU_TIME || $QEMU_TIME =~ ^[0-9]+$ ]] || die "--qemu-time must be seconds, not '$QEMU_TIME'"
+	[[ -f $SERIAL ]] || input_error "$SERIAL: no such file"
+	case $arch in
+	x86_64 | arm | arm64) ;;
+	*) input_error "--arch must be x86_64, arm or arm64, not '$arch'" ;;
+	esac
 	XEN_ARCH=$arch
 	rig_init '' # the default directory
 	verdict_init
 	WITH_MODULES=$mods
 	[[ -n $L ]] || L=${SERIAL%-serial.log}
 	cmdline=$(grep -a -m1 -o 'xentest\.events=.*' "$SERIAL") ||
-		die "$SERIAL: no dom0 command line with xentest.events= (not a make xen-test serial log?)"
+		input_error "$SERIAL: no dom0 command line with xentest.events= (not a make xen-test serial log?)"
 	EVENTS=$(sed -n 's/.*xentest\.events=\([0-9]*\).*/\1/p' <<<"$cmdline")
 	STRESS_PORTS=$(sed -n 's/.*xentest\.ports=\([0-9a-z]*\).*/\1/p' <<<"$cmdline")
 	TIMEOUT=$(sed -n 's/.*xentest\.watchdog=\([0-9]*\).*/\1/p' <<<"$cmdline")
 	[[ -n $EVENTS && -n $STRESS_PORTS && -n $TIMEOUT ]] ||
-		die "$SERIAL:$(grep -a -n -m1 'xentest\.events=' "$SERIAL" | cut -d: -f1): dom0's command line lacks xentest.ports= or xentest.watchdog="
+		input_error "$SERIAL:$(grep -a -n -m1 'xentest\.events=' "$SERIAL" | cut -d: -f1): dom0's command line lacks xentest.ports= or xentest.watchdog="
 	TIMEOUT=$((TIMEOUT + 60))
 	split_logs
 	judge

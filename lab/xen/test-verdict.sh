@@ -13,10 +13,12 @@
 # it breaks and no other ("8 passed, 1 failed"): an event lost in the
 # exchange, a kernel WARNING, a live case failing in the guest, dom0's
 # stress without its end marker, dom0 on the FIFO ABI, QEMU killed at the
-# time limit, a modules stage that did not run; a Xen line with "WARNING"
+# time limit, a modules stage that did not run, the Xen tools' stage
+# failing, the guest on the FIFO ABI, dom0's watchdog firing (and, on the
+# Arm log, dom0's stress not reaching word 63); a Xen line with "WARNING"
 # must not count as a kernel splat; the Arm log judged as x86 must fail
 # its timer_first skip (allowed on Arm only); bad input gets one line and
-# a non-zero exit.  Ends with "test-verdict: N passed, M failed"; exits 1
+# exit 2.  Ends with "test-verdict: N passed, M failed"; exits 1
 # if a check failed.
 
 set -u
@@ -67,14 +69,17 @@ expect()
 	result "$name" "$why"
 }
 
-# mutate NAME SED-SCRIPT: $tmp/NAME-serial.log, the x86 log changed by
-# SED-SCRIPT; a script that changes nothing is a failed check.
+# mutate NAME SED-SCRIPT [LOG]: $tmp/NAME-serial.log, tests/LOG (default
+# x86-serial.log) changed by SED-SCRIPT; a script that changes nothing is
+# a failed check.
 mutate()
 {
-	sed "$2" "$here/tests/x86-serial.log" >"$tmp/$1-serial.log"
-	if cmp -s "$here/tests/x86-serial.log" "$tmp/$1-serial.log"; then
+	local from=$here/tests/${3:-x86-serial.log}
+
+	sed "$2" "$from" >"$tmp/$1-serial.log"
+	if cmp -s "$from" "$tmp/$1-serial.log"; then
 		failed=$((failed + 1))
-		echo "FAIL $1: the change does not apply to tests/x86-serial.log"
+		echo "FAIL $1: the change does not apply to ${from#"$here"/}"
 		return 1
 	fi
 }
@@ -101,6 +106,14 @@ mutate stress-end '/^xen-test: stage dom0-stress end rc=0/d' &&
 	{ judge stress-end; expect stress-end 1 "8 passed, 1 failed" "dom0 stress"; }
 mutate fifo '0,/^xen:events: Using 2-level ABI$/s//xen:events: Using FIFO-based ABI/' &&
 	{ judge fifo; expect fifo 1 "8 passed, 1 failed" "dom0 boot"; }
+mutate xen-tools 's/^xen-test: stage xen-tools end rc=0/xen-test: stage xen-tools end rc=1/' &&
+	{ judge xen-tools; expect xen-tools 1 "8 passed, 1 failed" "dom0 Xen tools"; }
+mutate domu-fifo '/^xen-test: domU console begin/,/^xen-test: domU console end/s/^xen:events: Using 2-level ABI$/xen:events: Using FIFO-based ABI/' &&
+	{ judge domu-fifo; expect domu-fifo 1 "8 passed, 1 failed" "domU boot"; }
+mutate watchdog '/^xen-test: stage xen-tools end rc=0/a xen-test: watchdog: dom0 init still running after 540s, powering off' &&
+	{ judge watchdog; expect watchdog 1 "8 passed, 1 failed" "shutdown"; }
+mutate arm-ports 's/^evtchn-stress: ports 3\.\.4094,/evtchn-stress: ports 3..4000,/' arm-serial.log &&
+	{ judge arm-ports --arch arm; expect arm-ports 1 "8 passed, 1 failed" "dom0 stress"; }
 cp "$here/tests/x86-serial.log" "$tmp/killed-serial.log"
 judge killed --qemu-status 124 --qemu-time 600
 expect killed 1 "8 passed, 1 failed" "shutdown"
@@ -108,7 +121,7 @@ cp "$here/tests/x86-serial.log" "$tmp/modules-serial.log"
 judge modules --modules
 expect modules 1 "9 passed, 1 failed" "modules"
 
-# Bad input: one line naming the file, a non-zero exit.
+# Bad input: one line naming the file or the option, exit 2.
 bad_input()
 {
 	local name=$1 want=$2
@@ -116,16 +129,18 @@ bad_input()
 	shift 2
 	"$verdict" "$@" >"$tmp/$name.out" 2>&1
 	rc=$?
-	if [[ $rc != 0 && $(wc -l <"$tmp/$name.out") == 1 ]] && grep -q "$want" "$tmp/$name.out"; then
+	if [[ $rc == 2 && $(wc -l <"$tmp/$name.out") == 1 ]] && grep -q -- "$want" "$tmp/$name.out"; then
 		result "$name" ""
 	else
-		result "$name" "want one line with '$want' and a non-zero exit; exit $rc"
+		result "$name" "want one line with '$want' and exit 2; exit $rc"
 	fi
 }
 bad_input missing-file "$tmp/none-serial.log: no such file" "$tmp/none-serial.log"
 grep -v 'xentest\.events=' "$here/tests/x86-serial.log" >"$tmp/nocmd-serial.log"
 bad_input no-cmdline "nocmd-serial.log: no dom0 command line" "$tmp/nocmd-serial.log"
 bad_input bad-option "unknown option '--bogus'" --bogus "$tmp/x86-serial.log"
+bad_input bad-arch "--arch must be x86_64, arm or arm64, not 'sparc'" --arch sparc "$tmp/x86-serial.log"
+bad_input no-status-value "--qemu-status must be a number" --qemu-status "$tmp/x86-serial.log"
 
 echo "test-verdict: $passed passed, $failed failed"
 [[ $failed == 0 ]]
