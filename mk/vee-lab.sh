@@ -54,7 +54,7 @@ trap 'echo "$PROG: line $LINENO: \"$BASH_COMMAND\" failed (exit $?)" >&2' ERR
 # run_qemu, landmark) and DOM0_BASE_ARGS.
 # shellcheck source=mk/xen-rig.sh
 . "$ROOT/mk/xen-rig.sh"
-XEN_ARCH=x86_64
+XEN_ARCH=x86_64 PKG='' PKG_KIND=''
 VEE=$BUILD/vee
 rig_init "$VEE/xen"
 
@@ -295,14 +295,14 @@ make_report() {
 	trace_report
 }
 
-# trace_report: the traced boots of KERNELS x VARIANTS (VEE_TRACE) as one
-# table (lab/vee/trace-table.awk) in $OUT/vee-trace.txt, which make series
-# quotes; without a traced boot, a table of earlier boots is removed, as
-# their serial logs are gone.
+# trace_report: every finished boot whose serial log in $LOGS was traced
+# (VEE_TRACE), of any kernel and variant, as one table
+# (lab/vee/trace-table.awk) in $OUT/vee-trace.txt, which make series
+# quotes; when no such log is left, an older table is removed.
 trace_report() {
 	local k v s args=() txt=$OUT/.vee-trace.txt.tmp
-	for v in $VARIANTS; do
-		for k in $KERNELS; do
+	for v in bulk unmoderated noisy small; do
+		for k in lowest base series; do
 			s=$LOGS/vee-$k-$v-serial.log
 			check_boot "$k" "$v" >/dev/null || continue
 			grep -qa '^vee-trace: cpu0 passes ' "$s" || continue
@@ -310,7 +310,7 @@ trace_report() {
 		done
 	done
 	if ((${#args[@]} == 0)); then
-		[[ ! -e $OUT/vee-trace.txt ]] || say "no boot was traced (VEE_TRACE): removing the older $OUT/vee-trace.txt"
+		[[ ! -e $OUT/vee-trace.txt ]] || say "no traced boot's serial log is left in $LOGS: removing the older $OUT/vee-trace.txt"
 		rm -f "$OUT/vee-trace.txt"
 		return 0
 	fi

@@ -60,8 +60,10 @@ rig_init() {
 	KDIR=$(kunit_build_dir "$XEN_ARCH")
 	BZIMAGE=$KDIR/$KIMAGE
 	KCONFIG_FILE=$KDIR/.config
-	# DEB= or IMAGE= (mk/xen-test.sh): the kernel booted instead of the
-	# test kernel; unpack_package or unpack_image fill in the rest.
+	# DEB= or IMAGE= (mk/xen-test.sh sets PKG and PKG_KIND before): the
+	# kernel booted instead of the test kernel; unpack_package or
+	# unpack_image fill in the rest.  The live labs boot their own.
+	[[ ${PKG_KIND:-} == @(|deb|image) ]] || die "rig_init: PKG_KIND=$PKG_KIND (deb, image or nothing)"
 	PKG=${PKG:-}
 	PKG_KIND=${PKG_KIND:-}
 	PKG_DIR=$XBUILD/pkg
@@ -530,8 +532,9 @@ stage_xen_tools() {
 }
 
 # stage_diagnostics DIR: for dom0-init's guest_diagnostics (a guest that
-# does not end in time), on x86: xenctx and the test kernel's System.map
-# in /xen-test, for the guest's stacks.  (Not yet tried on Arm.)
+# does not end in time), on x86: xenctx and the kernel's System.map (the
+# test kernel's, or the one beside IMAGE= or in DEB=) in /xen-test, for
+# the guest's stacks.  (Not yet tried on Arm.)
 stage_diagnostics() {
 	local r=$1 t=$XROOT$XEN_BIN/xenctx
 	((!FOREIGN)) || return 0
@@ -540,9 +543,11 @@ stage_diagnostics() {
 		stage_libs "$r" "$t"
 	fi
 	local map=$KDIR/System.map
-	[[ $PKG_KIND != image ]] || map=$(dirname "$PKG")/System.map
-	[[ $PKG_KIND == deb || ! -f $map ]] ||
-		install -m 644 "$map" "$r/xen-test/System.map"
+	case $PKG_KIND in
+	image) map=$(dirname "$PKG")/System.map ;;
+	deb) map=$PKG_DIR/boot/System.map-${BZIMAGE##*/vmlinuz-} ;;
+	esac
+	[[ ! -f $map ]] || install -m 644 "$map" "$r/xen-test/System.map"
 }
 
 build_initramfs() {

@@ -81,6 +81,10 @@ EVENTS=${XEN_TEST_EVENTS:-$( ((FOREIGN)) && echo 2000 || echo 10000)}
 # dom0's evtchn-stress loop: 1000 ports on x86; on Arm, where the width
 # bug lives, every free port (ports 2048-4095 are words 32-63).
 STRESS_PORTS=$( ((FOREIGN)) && echo max || echo 1000)
+[[ $TIMEOUT =~ ^[0-9]+$ ]] || die "XEN_TEST_TIMEOUT must be a number of seconds"
+((TIMEOUT >= 120)) ||
+	die "XEN_TEST_TIMEOUT must be at least 120 (seconds)"
+[[ $EVENTS =~ ^[0-9]+$ ]] || die "XEN_TEST_EVENTS must be a number"
 DOM0_ARGS="$DOM0_BASE_ARGS $KUNIT_ON_XEN xentest.events=$EVENTS xentest.watchdog=$((TIMEOUT - 60))"
 DOM0_ARGS+=" xentest.guest=$((TIMEOUT / 2)) xentest.timeout=$STRESS_TIMEOUT_MS xentest.ports=$STRESS_PORTS"
 
@@ -89,11 +93,6 @@ DOM0_ARGS+=" xentest.guest=$((TIMEOUT / 2)) xentest.timeout=$STRESS_TIMEOUT_MS x
 L=$LOGS/xen-test$SFX${PKG_KIND:+-$PKG_KIND}
 SERIAL=$L-serial.log
 PREPLOG=$L-prepare.log
-
-[[ $TIMEOUT =~ ^[0-9]+$ ]] || die "XEN_TEST_TIMEOUT must be a number of seconds"
-((TIMEOUT >= 120)) ||
-	die "XEN_TEST_TIMEOUT must be at least 120 (seconds)"
-[[ $EVENTS =~ ^[0-9]+$ ]] || die "XEN_TEST_EVENTS must be a number"
 
 # ------------------------------------------------------------ width bug ---
 # Patch 1's bug shown live (make xen-test ARCH=arm): the base as released
