@@ -167,10 +167,16 @@ vee-report:
 #= AUTHOR: make series' author of every patch, "Name <mail>" (default: the sender)
 #= REVISION: make series' version, n > 1 for "[PATCH vn ...]"
 #= COVER_FIGURES: 0: make series leaves build/out's figures out of the cover letter
+#= KUNIT_XEN_TEST: 0: make kunit's x86_64 kernel without lab/xen/xen-test.config (as the sanitizer build)
+#= KUNIT_ACCEL: tcg (default) or any: QEMU's accelerators for make kunit (any: kunit.py's choice)
+#= SERIES_TEST: 0: make check leaves make series out
 #= FUZZ: 0: make check leaves the fuzzers out
 #= FUZZ_SECS: seconds each fuzzer runs (default 60)
 #= FUZZ_MERGE: 1: make fuzz merges what it found into the corpora
 #= FUZZ_PASSES: make fuzz-long's passes (default 10000000)
+#= VEE_TEST: 0: make check leaves the 7-guest lab's self-test out
+#= ORDER_TEST: 0: make check leaves make live-order's reduction self-test out
+#= VERDICT_TEST: 0: make check leaves the xen-test verdict's self-test out
 #= XEN_TEST: 0: make check leaves the live tests on Xen out
 #= XEN_TEST_ARCHS: make check's live tests' architectures (default x86_64 arm)
 #= XEN_TEST_NO_BUILD: 1: make xen-test boots the KUnit kernel as it is, never rebuilt

@@ -38,6 +38,8 @@ for cfg in $configs; do
 	fi
 	say "== KUnit, $cfg"
 	status=0
+	# No earlier run's results: mk/kunit.sh writes them anew.
+	rm -f "$LOGS/kunit-$cfg.json"
 	env "${env[@]}" "$(dirname "$0")/kunit.sh" "$arch" || status=$?
 	log=$LOGS/kunit-$cfg.log
 	# kunit.py's JSON (mk/kunit.sh writes it beside the log); none, or
