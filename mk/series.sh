@@ -68,7 +68,7 @@ git -C "$repo" sparse-checkout set --no-cone /MAINTAINERS /scripts/get_maintaine
 tip=$(git -C "$repo" rev-parse base)
 for c in $(git -C "$repo" rev-list --reverse base..HEAD); do
 	msg=$(git -C "$repo" log -1 --format=%B "$c" |
-		git -C "$repo" interpret-trailers --if-exists addIfDifferent \
+		git -C "$repo" interpret-trailers --if-exists addIfDifferentNeighbor \
 			--trailer "Signed-off-by: $sender_name <$sender_mail>")
 	tip=$(GIT_AUTHOR_NAME=$author_name GIT_AUTHOR_EMAIL=$author_mail \
 		GIT_AUTHOR_DATE=$(git -C "$repo" log -1 --format=%aD "$c") \
@@ -82,6 +82,9 @@ git -C "$repo" checkout -q -b series "$tip"
 # reviewers To, lists Cc; --nofixes: build/linux has no upstream history
 # to find the authors of the commits named by Fixes: in), written to
 # build/series/ by b4 send -o (which sends nothing).
+# Only the clone's configuration counts: the user's global one (an editor,
+# diff options, b4 settings) would change what b4 does and writes.
+export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
 b4cfg() { git -C "$repo" config "$@"; }
 b4cfg user.name "$sender_name"
 b4cfg user.email "$sender_mail"
@@ -230,15 +233,35 @@ EOF
 # shellcheck disable=SC2016 # $1 is the editor script's own argument
 printf '#!/bin/sh\ncp "%s" "$1"\n' "$tmp/cover.txt" >"$tmp/editor"
 chmod +x "$tmp/editor"
-EDITOR=$tmp/editor b4 prep --edit-cover
+b4cfg core.editor "$tmp/editor"
+b4 prep --edit-cover
 b4 prep --auto-to-cc
 rm -rf "$out"
 b4 send --no-sign -o "$out"
+shopt -s nullglob
 mails=("$out"/*.eml)
-((${#mails[@]} == n + 1)) || die "b4 send -o wrote ${#mails[@]} mail(s) in $out, not $((n + 1)); see $b4log"
 cover=("$out"/0000-*.eml)
-to=$(sed -n '/^To:/,/^[^ ]/{/^Cc:/q;p}' "${cover[0]}" | sed 's/^To: //' | tr -d '\n' | sed 's/, *$//; s/  */ /g')
-[[ -n $to ]] || die "b4 found no maintainer for the series (no To: in ${cover[0]}); see $b4log"
+shopt -u nullglob
+((${#mails[@]} == n + 1 && ${#cover[@]} == 1)) ||
+	die "b4 send -o wrote ${#mails[@]} mail(s) in $out, not $n patches and a cover letter; see $b4log"
+# header FILE NAME: a mail header, its folded lines joined.
+header() {
+	sed -n "/^$2: /,/^[^ ]/p" "$1" | sed '$d' | sed "s/^$2: //; s/^ //" | tr '\n' ' ' | sed 's/  */ /g; s/ *$//; s/,$//'
+}
+subject=$(header "${cover[0]}" Subject)
+want="[PATCH$( ((REVISION == 1)) || echo " v$REVISION") 0/$n] $(head -n 1 "$tmp/cover.txt")"
+[[ $subject == "$want" ]] ||
+	die "the cover letter's subject is '$subject', not '$want' (b4 did not take the generated cover letter? see $b4log)"
+# build/linux's base is Debian's linux-source tarball as one commit: its
+# id is nowhere upstream, so b4's base-commit: line would mislead.
+sed -i '/^base-commit: /d' "${cover[0]}"
+# Every maintainer of what the series touches must be in To.
+to=$(header "${cover[0]}" To)
+mapfile -t maint < <(cd "$repo" && $getm --m --nor --nol "${mails[@]:1}")
+((${#maint[@]})) || die "scripts/get_maintainer.pl found no maintainer for the series"
+for m in "${maint[@]}"; do
+	[[ $to == *"$m"* ]] || die "maintainer $m is not in the cover letter's To: ($to); see $b4log"
+done
 say "$n patch(es) and a cover letter in $out/ (To: $to)"
 
 # build/linux has no upstream history, so checkpatch cannot resolve the
