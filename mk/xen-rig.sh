@@ -145,7 +145,8 @@ check_host() {
 }
 
 # The test kernel, built (and its suite run once bare) by mk/kunit.sh when
-# missing or older than build/linux or its configuration.
+# missing or older than build/linux, its configuration, or a file edited
+# in build/linux's drivers/xen or include/xen (committed or not).
 kernel_needs_build() {
 	local f
 	[[ -f $BZIMAGE ]] || return 0
@@ -153,6 +154,8 @@ kernel_needs_build() {
 		"$LINUX/drivers/xen/events/tests/.kunitconfig"; do
 		[[ ! $f -nt $BZIMAGE ]] || return 0
 	done
+	[[ -z $(find "$LINUX/drivers/xen" "$LINUX/include/xen" -newer "$BZIMAGE" \
+		-type f -print -quit 2>/dev/null) ]] || return 0
 	return 1
 }
 
