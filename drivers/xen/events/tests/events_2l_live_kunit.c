@@ -648,8 +648,10 @@ static void evtchn_2l_live_test_start_word_split(struct kunit *test)
 		 * The second pass starts after the last port serviced in the
 		 * first: another port of vCPU 0 serviced between ours (an IPI
 		 * below the cursor, at the end of the first pass) moves it.
+		 * It changes the order of the three services, not their
+		 * number.
 		 */
-		if (live_interleaved(ctx, 0)) {
+		if (ctx->log_len == 3 && live_interleaved(ctx, 0)) {
 			kunit_info(test, "cursor %u: another IRQ between the services %s, trying again\n",
 				   cursor.port, live_fmt_log(ctx));
 			interleaved++;
