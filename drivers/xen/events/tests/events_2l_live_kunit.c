@@ -662,7 +662,8 @@ static void evtchn_2l_live_test_start_word_split(struct kunit *test)
 		live_expect_log(test, ctx, 0, &cursor, want, 3, want_s);
 		return;
 	}
-	KUNIT_FAIL(test, "%u tries: cursor moved out of port %u's word or above it %u times, another IRQ between the services %u times",
+	KUNIT_FAIL(test,
+		   "%u tries: cursor off port %u's word or above it %u times, another IRQ between the services %u times",
 		   LIVE_TRIES, p->port, moved, interleaved);
 }
 
