@@ -316,6 +316,19 @@ project_files() {
 		done | sort -u
 }
 
+# series_fingerprint: after read_series, a hash of what make tree builds
+# the tree from: BASE's pin, patches/series, the patches, the new files
+# (contents and modes) and the variant's files.  make tree records it in
+# the tree's series-stamp.
+series_fingerprint() {
+	local pin=${BASE_PIN#"$ROOT"/} new_files=("${!CLAIMED[@]}")
+	{
+		sha256sum "$pin" patches/series "${E_PATCH[@]/#/patches/}" "${new_files[@]}" \
+			"${variant_files[@]}"
+		((${#new_files[@]} == 0)) || stat -c '%a %n' "${new_files[@]}"
+	} | LC_ALL=C sort | sha256sum | cut -d' ' -f1
+}
+
 # read_series: parse patches/series and, for a backport base, patches/V/series
 # (run from $ROOT).  Sets, per entry in order, E_PATCH (the patch file
 # name), E_PATHS (the new paths as listed, space-separated) and E_FILES

@@ -35,6 +35,13 @@ g() { git -C "$LINUX" "$@"; }
 	die "${LINUX#"$ROOT"/} is in the middle of a rebase or git am: finish or abort it first"
 
 read_series
+# The tree must have been made from the repo as it is: otherwise writing
+# its commits back would undo what changed in the repo since.
+stamp=$LINUX/.git/series-stamp
+[[ -f $stamp ]] || die "${LINUX#"$ROOT"/} has no series stamp: run 'make${BASE_VARIANT:+ BASE=$SERIES_BASE} tree' first"
+made_from=$(cut -d' ' -f1 "$stamp")
+[[ $made_from == "$(series_fingerprint)" || $made_from == refreshed ]] ||
+	die "patches/ or the new files changed since make tree made ${LINUX#"$ROOT"/}: refresh would write the tree's older state over them; run 'make${BASE_VARIANT:+ BASE=$SERIES_BASE} tree' first (commits made in the tree since: $(g rev-list --count "$(cut -d' ' -f2 "$stamp")..HEAD" 2>/dev/null || echo unknown))"
 mapfile -t commits < <(g rev-list --reverse base..HEAD)
 ((${#commits[@]} == ${#E_PATCH[@]})) ||
 	die "${LINUX#"$ROOT"/} has ${#commits[@]} commit(s) on base, patches/series ${#E_PATCH[@]} entries: add or remove the entry in patches/series to match"

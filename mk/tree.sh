@@ -54,13 +54,7 @@ if ((${#unclaimed[@]})); then
 fi
 
 new_files=("${!CLAIMED[@]}")
-fingerprint=$(
-	{
-		sha256sum "$pin" patches/series "${E_PATCH[@]/#/patches/}" "${new_files[@]}" \
-			"${variant_files[@]}"
-		((${#new_files[@]} == 0)) || stat -c '%a %n' "${new_files[@]}"
-	} | LC_ALL=C sort | sha256sum | cut -d' ' -f1
-)
+fingerprint=$(series_fingerprint)
 
 # ---------------------------------------------------------- base tree ---
 base_stamp="$(cat "$pin") (installed: ${inst_ver:-unknown})"
