@@ -182,7 +182,7 @@ head_before=$(g rev-parse HEAD)
 say "$changed file(s) changed; rebuilding ${LINUX#"$ROOT"/} from the repo to check"
 # make tree would refuse the commits it did not make; they are in the
 # repo now.
-echo "refreshed $head_before" >"$LINUX/.git/series-stamp"
+echo "refreshed $head_before" >"$stamp"
 "$ROOT/mk/tree.sh"
 tree_after=$(g rev-parse 'HEAD^{tree}')
 [[ $tree_after == "$tree_before" ]] ||
