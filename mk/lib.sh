@@ -34,6 +34,9 @@ else
 	exit 1
 fi
 LINUX=$BUILD/linux
+# What mk/tree.sh made build/linux from: "FINGERPRINT HEAD" (or, while
+# mk/refresh.sh rebuilds it, "refreshed HEAD").
+SERIES_STAMP=$LINUX/.git/series-stamp
 LOGS=$BUILD/logs
 
 # The kernel builds started by these scripts are independent of the make
@@ -81,8 +84,8 @@ read_pin() {
 
 # Fail unless mk/tree.sh has produced build/linux.
 require_tree() {
-	[[ -f $LINUX/.git/series-stamp ]] ||
-		die "build/linux is missing or incomplete; run 'make tree' first"
+	[[ -f $SERIES_STAMP ]] ||
+		die "${LINUX#"$ROOT"/} is missing or incomplete; run 'make${BASE_VARIANT:+ BASE=$SERIES_BASE} tree' first"
 }
 
 # CCACHE_BASEDIR/NOHASHDIR: compile commands name files below the repo

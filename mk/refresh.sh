@@ -28,7 +28,7 @@ cd "$ROOT"
 
 g() { git -C "$LINUX" "$@"; }
 
-[[ -d $LINUX/.git ]] || die "${LINUX#"$ROOT"/} does not exist: run 'make tree' first"
+[[ -d $LINUX/.git ]] || die "${LINUX#"$ROOT"/} does not exist: run 'make${BASE_VARIANT:+ BASE=$SERIES_BASE} tree' first"
 [[ -z $(g status --porcelain --untracked-files=no) ]] ||
 	die "${LINUX#"$ROOT"/} has uncommitted changes: commit them (git -C ${LINUX#"$ROOT"/} commit --amend, or a fixup and rebase) first"
 [[ ! -d $LINUX/.git/rebase-apply && ! -d $LINUX/.git/rebase-merge ]] ||
@@ -36,12 +36,20 @@ g() { git -C "$LINUX" "$@"; }
 
 read_series
 # The tree must have been made from the repo as it is: otherwise writing
-# its commits back would undo what changed in the repo since.
-stamp=$LINUX/.git/series-stamp
-[[ -f $stamp ]] || die "${LINUX#"$ROOT"/} has no series stamp: run 'make${BASE_VARIANT:+ BASE=$SERIES_BASE} tree' first"
-made_from=$(cut -d' ' -f1 "$stamp")
-[[ $made_from == "$(series_fingerprint)" || $made_from == refreshed ]] ||
-	die "patches/ or the new files changed since make tree made ${LINUX#"$ROOT"/}: refresh would write the tree's older state over them; run 'make${BASE_VARIANT:+ BASE=$SERIES_BASE} tree' first (commits made in the tree since: $(g rev-list --count "$(cut -d' ' -f2 "$stamp")..HEAD" 2>/dev/null || echo unknown))"
+# its commits back would undo what changed in the repo since.  A
+# "refreshed" stamp is this script's own, left when its rebuild failed:
+# it holds only for the HEAD it names.
+require_tree
+stamp=$SERIES_STAMP
+read -r made_from made <"$stamp"
+fingerprint=$(series_fingerprint)
+if [[ $made_from != "$fingerprint" && ! ($made_from == refreshed && $(g rev-parse HEAD) == "$made") ]]; then
+	since=$(g rev-list --count "$made..HEAD" 2>/dev/null) || since=unknown
+	keep=
+	[[ ! $since =~ ^[1-9] ]] ||
+		keep="; to keep the tree's commits: git -C ${LINUX#"$ROOT"/} branch -f wip, then git -C ${LINUX#"$ROOT"/} reset --hard ${made:0:12}, make the tree, cherry-pick ${made:0:12}..wip onto it and fold each into its series commit"
+	die "patches/ or the new files changed since make tree made ${LINUX#"$ROOT"/}: refresh would write the tree's older state over them; run 'make${BASE_VARIANT:+ BASE=$SERIES_BASE} tree' first (commits made in the tree since: $since)$keep"
+fi
 mapfile -t commits < <(g rev-list --reverse base..HEAD)
 ((${#commits[@]} == ${#E_PATCH[@]})) ||
 	die "${LINUX#"$ROOT"/} has ${#commits[@]} commit(s) on base, patches/series ${#E_PATCH[@]} entries: add or remove the entry in patches/series to match"

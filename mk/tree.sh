@@ -88,7 +88,7 @@ if [[ ! -f $LINUX/.git/base-stamp || $(cat "$LINUX/.git/base-stamp") != "$base_s
 fi
 
 # ------------------------------------------------------- apply series ---
-stamp=$LINUX/.git/series-stamp
+stamp=$SERIES_STAMP
 head=$(g rev-parse HEAD)
 if [[ -f $stamp && $(cat "$stamp") == "$fingerprint $head" ]]; then
 	say "${LINUX#"$ROOT"/} up to date"

@@ -150,7 +150,7 @@ check_host() {
 kernel_needs_build() {
 	local f
 	[[ -f $BZIMAGE ]] || return 0
-	for f in "$LINUX/.git/series-stamp" "$LAB/$XEN_CONFIG" "$ROOT/mk/kunit.sh" \
+	for f in "$SERIES_STAMP" "$LAB/$XEN_CONFIG" "$ROOT/mk/kunit.sh" \
 		"$LINUX/drivers/xen/events/tests/.kunitconfig"; do
 		[[ ! $f -nt $BZIMAGE ]] || return 0
 	done
