@@ -8,15 +8,22 @@
 #
 # tests/x86-serial.log and tests/arm-serial.log are the serial logs of two
 # passing runs of make xen-test (x86_64 and ARCH=arm, Xen 4.17.7, Linux
-# 7.3.4 with the series), kept as they were.  Each must pass as it is; then
+# 7.3.4 with the series; the x86 one with the exchange's control port,
+# p99 and late figures), kept as they were.  Each must pass as it is; then
 # each change below, made to a copy of the x86 log, must fail the one stage
 # it breaks and no other ("8 passed, 1 failed"): an event lost in the
-# exchange, a kernel WARNING, a live case failing in the guest, dom0's
+# exchange, the exchange cut short without the peer's time budget saying
+# so, or with fewer than 100 round trips, or with the two sides' counts
+# apart, the guest's event read and never answered (the failure must say
+# "lost"), a kernel WARNING, a live case failing in the guest, dom0's
 # stress without its end marker, dom0 on the FIFO ABI, QEMU killed at the
 # time limit, a modules stage that did not run, the Xen tools' stage
 # failing, the guest on the FIFO ABI, dom0's watchdog firing (and, on the
-# Arm log, dom0's stress not reaching word 63); a Xen line with "WARNING"
-# must not count as a kernel splat; the Arm log judged as x86 must fail
+# Arm log, dom0's stress not reaching word 63); and these must pass: a
+# late event in the exchange (its line says late 1), the exchange cut
+# short by the peer's time budget (its line says so), dom0's diagnostics
+# with xenctx's "Call Trace:" (not a splat; what set them off is said);
+# a Xen line with "WARNING" must not count as a kernel splat; the Arm log judged as x86 must fail
 # its timer_first skip (allowed on Arm only); bad input gets one line and
 # exit 2.  Ends with "test-verdict: N passed, M failed"; exits 1
 # if a check failed.
@@ -69,6 +76,18 @@ expect()
 	result "$name" "$why"
 }
 
+# says NAME PATTERN: the output of the last judge of NAME has a line
+# matching PATTERN (grep's basic regex): a check of its own, NAME-line.
+says()
+{
+	cp "$tmp/$1.out" "$tmp/$1-line.out"
+	if grep -q -- "$2" "$tmp/$1.out"; then
+		result "$1-line" ""
+	else
+		result "$1-line" "no line matching '$2'"
+	fi
+}
+
 # mutate NAME SED-SCRIPT [LOG]: $tmp/NAME-serial.log, tests/LOG (default
 # x86-serial.log) changed by SED-SCRIPT; a script that changes nothing is
 # a failed check.
@@ -96,6 +115,42 @@ expect arm-as-x86 1 "7 passed, 2 failed" "dom0 KUnit"
 
 mutate lost '0,/^exchange: 10000 events sent, 10000 received, 0 lost$/s//exchange: 10000 events sent, 9999 received, 1 lost/' &&
 	{ judge lost; expect lost 1 "8 passed, 1 failed" "dom0<->domU exchange"; }
+# Late is not lost: the peer's event 100 late (the stage passes, its line
+# says late 1); the exchange cut short by the peer's time budget (passes
+# with the count said), or short without it, or with too few round trips
+# to judge, or with the two sides' counts apart (each fails); the guest's
+# event read and never answered (fails, naming the loss).
+peer_rt='^round trip: median [0-9]* us, p99 [0-9]* us, worst [0-9]* us; late 0 (past 5000 ms, lost after 60000 ms), worst by 0 ms$'
+mutate late "/^xen-test: stage exchange begin/,/^xen-test: stage exchange end/{
+	/$peer_rt/{
+		i late: event 100 of 10000: round trip 8003 ms, past the 5000 ms deadline by 3003 ms
+		s/late 0 (past 5000 ms, lost after 60000 ms), worst by 0 ms/late 1 (past 5000 ms, lost after 60000 ms), worst by 3003 ms/
+	}
+}" &&
+	{ judge late; expect late 0 "9 passed, 0 failed"
+		says late 'exchange: 20000 events (10000 each way), 0 lost; .* late 1 .*worst by 3003 ms'; }
+short='s/^exchange: 10000 events sent, 10000 received, 0 lost$/exchange: 4321 events sent, 4321 received, 0 lost/'
+stopped='/^xen-test: stage exchange begin/,/^xen-test: stage exchange end/s/^\(exchange: 4321 events sent.*\)$/exchange: stopped by --max-secs 180 after 4321 of 10000 round trips\n\1/'
+mutate budget "$short; $stopped" &&
+	{ judge budget; expect budget 0 "9 passed, 0 failed"
+		says budget 'exchange: 8642 events (4321 each way, of 10000: stopped by the time budget of the peer), 0 lost'; }
+mutate short "$short" &&
+	{ judge short; expect short 1 "8 passed, 1 failed" "dom0<->domU exchange"; }
+mutate too-few "${short//4321/99}; ${stopped//4321/99}" &&
+	{ judge too-few; expect too-few 1 "8 passed, 1 failed" "dom0<->domU exchange"; }
+mutate apart '/^xen-test: domU console begin/,/^xen-test: domU console end/s/^exchange: 10000 events sent, 10000 received, 0 lost$/exchange: 9999 events sent, 9999 received, 0 lost/' &&
+	{ judge apart; expect apart 1 "8 passed, 1 failed" "dom0<->domU exchange"; }
+mutate dropped "/^xen-test: domU console begin/,/^xen-test: domU console end/s/^exchange: 10000 events sent, 10000 received, 0 lost\$/exchange: event 100 read and not answered (--drop-at)/
+	/^xen-test: stage exchange begin/,/^xen-test: stage exchange end/s/^exchange: 10000 events sent, 10000 received, 0 lost\$/exchange: 100 events sent, 99 received, 1 lost\nevtchn-stress: lost: no event 100 of 10000 from domain 1 (local port 23) in 60000 ms/
+	s/^xen-test: stage domU-serve end rc=0/xen-test: stage domU-serve end rc=3/
+	s/^xen-test: stage exchange end rc=0/xen-test: stage exchange end rc=1/" &&
+	{ judge dropped; expect dropped 1 "8 passed, 1 failed" "dom0<->domU exchange"
+		says dropped 'exchange: FAILED: lost: exchange: 100 events sent, 99 received, 1 lost;evtchn-stress: lost: no event 100'; }
+# dom0's diagnostics of a stuck guest: xenctx's "Call Trace:" there is
+# not a splat, and what set them off is said.
+mutate diagnostics '/^xen-test: stage exchange begin/i xen-test: domU diagnostics begin (no exchange progress for 20s: 5000 of 10000 round trips, 61s after xl create)\nCall Trace:\n  [<ffffffff81000000>] xen_hypercall_sched_op+0x0\nxen-test: domU diagnostics end' &&
+	{ judge diagnostics; expect diagnostics 0 "9 passed, 0 failed"
+		says diagnostics 'diagnostics: (no exchange progress for 20s'; }
 mutate warning '/^xen:events: Using 2-level ABI$/a [    1.000000] WARNING: CPU: 0 PID: 1 at drivers/xen/events/events_2l.c:1 evtchn_2l_handle_events+0x0/0x0' &&
 	{ judge warning; expect warning 1 "8 passed, 1 failed" "kernel splats"; }
 mutate xen-warning '/^xen:events: Using 2-level ABI$/a (XEN) WARNING: a message of Xen, not a kernel splat' &&
