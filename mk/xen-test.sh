@@ -15,6 +15,9 @@
 #   domU KUnit     the guest's KTAP, from its console log
 #   exchange       events between dom0 and the guest over an interdomain
 #                  channel (evtchn-stress serve/peer), none lost
+#   guest faults   during the exchange the guest paused and unpaused, its
+#                  vCPU 1 unplugged and plugged back (xl vcpu-set); the
+#                  exchange goes on after each
 #   kernel splats  no WARNING/BUG/Oops/Call Trace/UBSAN/hung task/RCU
 #                  stall/panic (nor a Xen panic) anywhere in the serial log
 #   shutdown       dom0's init finished and powered off in time
@@ -58,7 +61,9 @@
 # load), XEN_TEST_FAULT=late|stall|lost (test only: the guest answers its
 # event 100 8 s late, or 30 s late, so that dom0's diagnostics run, or
 # never; the exchange must then pass with one late event, or fail with
-# one lost).
+# one lost), XEN_TEST_GUEST_FAULTS=0 (no guest-faults stage: by default
+# the guest is paused for 3 s, and its vCPU 1 unplugged and plugged back,
+# during the exchange, which must go on after each and lose nothing).
 set -eEuo pipefail
 # shellcheck source=mk/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -106,7 +111,10 @@ if [[ $FAULT != none ]] && ((EVENTS < 100)); then
 fi
 DOM0_ARGS="$DOM0_BASE_ARGS $KUNIT_ON_XEN xentest.events=$EVENTS xentest.watchdog=$((TIMEOUT - 60))"
 DOM0_ARGS+=" xentest.guest=$((TIMEOUT / 2)) xentest.timeout=$STRESS_TIMEOUT_MS xentest.ports=$STRESS_PORTS"
-DOM0_ARGS+=" xentest.lost=60000 xentest.fault=$FAULT"
+GUEST_FAULTS=${XEN_TEST_GUEST_FAULTS:-1}
+[[ $GUEST_FAULTS == [01] ]] || die "XEN_TEST_GUEST_FAULTS=$GUEST_FAULTS: 0 or 1"
+DOM0_ARGS+=" xentest.lost=60000 xentest.fault=$FAULT xentest.faults=$GUEST_FAULTS"
+FAULTS=$GUEST_FAULTS
 
 # DEB= or IMAGE=: logs named xen-test-deb-* or -image-*, apart from the
 # test kernel's.

@@ -30,9 +30,11 @@ KUNIT_ON_XEN="kunit.filter_glob=xen_evtchn_2l_live"
 # verdict_init: the rules for XEN_ARCH (FOREIGN, from rig_init), and the
 # counts at 0.  judge also reads SERIAL, L (the split logs' prefix), PKG
 # (a DEB= or IMAGE= kernel's name), WITH_MODULES (1: its modules stages),
-# HAS_KUNIT, EVENTS, STRESS_PORTS, TIMEOUT, QEMU_STATUS and QEMU_TIME.
+# HAS_KUNIT, EVENTS, STRESS_PORTS, TIMEOUT, QEMU_STATUS, QEMU_TIME and
+# FAULTS (1: the guest-faults stage ran and is judged).
 verdict_init() {
 	WITH_MODULES=0
+	FAULTS=0
 	SPLATS='WARNING:|BUG:|Oops|Call Trace|UBSAN|blocked for more than|detected stall|Kernel panic'
 	XEN_SPLATS='^\(XEN\) (Panic on CPU|Xen BUG at|Assertion .* failed|FATAL )'
 	PASSED=0 FAILED=0
@@ -248,6 +250,18 @@ judge() {
 	# XEN_TEST_EVENTS, or fewer (at least 100) if dom0's peer stopped on
 	# its time budget.  A late event is a figure, a lost one a failure.
 	exchange_stage
+	# guest faults (xentest.faults=1 on dom0's command line): what was done
+	# to the guest during the exchange, each followed by more round trips.
+	if [[ $FAULTS == 1 ]]; then
+		rc=$(marker_rc "$d0" guest-faults)
+		out=$(between "$d0" guest-faults | grep '^xen-test: fault ' | sed 's/^xen-test: fault //' | paste -sd ';') || true
+		printf '%s\n' "$(between "$d0" guest-faults)" >"$L-guest-faults.log"
+		if [[ $rc == 0 && -n $out ]]; then
+			pass "guest faults" "$out"
+		else
+			fail "guest faults" "$(rc_text "$rc"): ${out:-no fault line} (see $L-guest-faults.log)"
+		fi
+	fi
 	# dom0's diagnostics of a stuck guest: what set them off.
 	line=$(grep -a -m1 '^xen-test: domU diagnostics begin' "$d0") || true
 	[[ -z $line ]] || say "diagnostics: ${line#xen-test: domU diagnostics begin }"
@@ -355,6 +369,8 @@ verdict_main() {
 	[[ -n $EVENTS && -n $STRESS_PORTS && -n $TIMEOUT ]] ||
 		input_error "$SERIAL:$(grep -a -n -m1 'xentest\.events=' "$SERIAL" | cut -d: -f1): dom0's command line lacks xentest.ports= or xentest.watchdog="
 	TIMEOUT=$((TIMEOUT + 60))
+	FAULTS=0
+	[[ $cmdline != *xentest.faults=1* ]] || FAULTS=1
 	split_logs
 	judge
 	echo "xen-test: $PASSED passed, $FAILED failed"
