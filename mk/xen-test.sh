@@ -58,7 +58,9 @@
 # XEN_TEST_EVENTS (events exchanged, default 10000, 2000 on Arm), XEN_TEST_NO_BUILD=1
 # (use the KUnit kernel as it is, never rebuild it), XEN_TEST_LOAD=N (N
 # busy processes per host core beside QEMU, default 0: the test under
-# load), XEN_TEST_FAULT=late|stall|lost (test only: the guest answers its
+# load; XEN_TEST_LOAD_NICE=N their nice value, default 0), XEN_TEST_TCG=
+# multi|single (QEMU's TCG with a thread per vCPU, the default, or one
+# thread for all), XEN_TEST_FAULT=late|stall|lost (test only: the guest answers its
 # event 100 8 s late, or 30 s late, so that dom0's diagnostics run, or
 # never; the exchange must then pass with one late event, or fail with
 # one lost), XEN_TEST_GUEST_FAULTS=0 (no guest-faults stage: by default
@@ -104,6 +106,16 @@ STRESS_PORTS=$( ((FOREIGN)) && echo max || echo 1000)
 [[ $EVENTS =~ ^[0-9]+$ ]] || die "XEN_TEST_EVENTS must be a number"
 LOAD=${XEN_TEST_LOAD:-0}
 [[ $LOAD =~ ^[0-8]$ ]] || die "XEN_TEST_LOAD=$LOAD: busy processes per host core, 0 to 8"
+LOAD_NICE=${XEN_TEST_LOAD_NICE:-0}
+[[ $LOAD_NICE =~ ^(1?[0-9])$ ]] || die "XEN_TEST_LOAD_NICE=$LOAD_NICE: a nice value, 0 to 19"
+TCG=${XEN_TEST_TCG:-multi}
+case $TCG in
+multi) ;;
+single) QEMU=("${QEMU[@]/#tcg/tcg,thread=single}") ;;
+*) die "XEN_TEST_TCG=$TCG: multi or single" ;;
+esac
+# Named threads ("CPU 0/TCG"), for qemu_tick's view of them.
+QEMU_EXTRA+=(-name xen-test,debug-threads=on)
 FAULT=${XEN_TEST_FAULT:-none}
 [[ $FAULT == @(none|late|stall|lost) ]] || die "XEN_TEST_FAULT=$FAULT: late, stall, lost or none"
 if [[ $FAULT != none ]] && ((EVENTS < 100)); then
@@ -273,10 +285,11 @@ start_load() {
 	local i n=$((LOAD * $(nproc)))
 	((n)) || return 0
 	for ((i = 0; i < n; i++)); do
-		bash -c 'while kill -0 "$1" 2>/dev/null; do :; done' load "$$" &
+		# shellcheck disable=SC2016 # $1 is the inner shell's
+		nice -n "$LOAD_NICE" bash -c 'while kill -0 "$1" 2>/dev/null; do :; done' load "$$" &
 		LOAD_PIDS+=("$!")
 	done
-	say "load: $n busy processes beside QEMU (XEN_TEST_LOAD=$LOAD on $(nproc) cores)"
+	say "load: $n busy processes beside QEMU (XEN_TEST_LOAD=$LOAD on $(nproc) cores, nice $LOAD_NICE)"
 }
 stop_load() {
 	((${#LOAD_PIDS[@]})) || return 0
@@ -286,6 +299,36 @@ stop_load() {
 }
 LOAD_PIDS=()
 
+# qemu_tick (run_qemu's, each second): the host's view of QEMU's vCPU
+# threads, cumulative (/proc/PID/task/TID/schedstat: ns run, ns waited
+# for a host CPU), a line a second in $L-qemu-sched.log; qemu_sched_summary
+# then says how long they waited in all and in the worst second.
+qemu_tick() {
+	local q t comm run wait line=$SECONDS
+	q=$(pgrep -P "$QEMU_PID" 2>/dev/null | head -n 1) || return 0
+	for t in /proc/"$q"/task/*; do
+		comm=$(<"$t/comm") 2>/dev/null || continue
+		[[ $comm == *TCG* ]] || continue
+		read -r run wait _ <"$t/schedstat" 2>/dev/null || continue
+		line+=" ${comm// /_}=$run:$wait"
+	done
+	echo "$line" >>"$L-qemu-sched.log"
+}
+qemu_sched_summary() {
+	[[ -s $L-qemu-sched.log ]] || return 0
+	awk -v tcg="$TCG" '{
+		r = 0; w = 0
+		for (i = 2; i <= NF; i++) { split($i, a, /[=:]/); r += a[2]; w += a[3] }
+		if (n++ && w - pw > worst) { worst = w - pw; at = $1 - t0 }
+		if (n == 1) { t0 = $1; r0 = r; w0 = w }
+		pw = w; pr = r; t = $1 - t0
+	} END {
+		if (n < 2) exit
+		printf "host: QEMU vCPU threads (TCG %s) ran %.1f s, waited for a host CPU %.1f s, in %d s; worst second: %.2f s of waiting, at %d s\n",
+			tcg, (pr - r0) / 1e9, (pw - w0) / 1e9, t, worst / 1e9, at
+	}' "$L-qemu-sched.log"
+}
+
 # ----------------------------------------------------------------- main ---
 main() {
 	rig_prepare
@@ -294,7 +337,10 @@ main() {
 	say "kernel: ${BZIMAGE#"$ROOT"/} ($(date -r "$BZIMAGE" '+%F %T'))"
 	say "initramfs: $XBUILD/dom0.cpio.gz ($(du -h "$XBUILD/dom0.cpio.gz" | cut -f1)), guest: $XBUILD/domU.cpio.gz"
 	start_load
+	rm -f "$L-qemu-sched.log"
 	run_qemu
+	QEMU_SCHED=$(qemu_sched_summary)
+	[[ -z $QEMU_SCHED ]] || say "$QEMU_SCHED"
 	split_logs
 	judge
 	((!WIDTH)) || width_stage

@@ -291,7 +291,7 @@ judge() {
 # exchange_stage: the exchange's verdict (judge's part; d0, du: the
 # split logs).
 exchange_stage() {
-	local rc rc2 out out2 n0 n1 rt stop lost min=$((EVENTS < 100 ? EVENTS : 100))
+	local rc rc2 out out2 n0 n1 rt stop held stalls lost min=$((EVENTS < 100 ? EVENTS : 100))
 	local what="dom0<->domU exchange"
 	rc=$(marker_rc "$d0" exchange)
 	rc2=$(marker_rc "$du" domU-serve)
@@ -307,6 +307,8 @@ exchange_stage() {
 	n1=$(sed -nE 's/^exchange: ([0-9]+) events sent, \1 received, 0 lost$/\1/p' <<<"$out2" | tail -n 1)
 	rt=$(grep -m1 '^round trip:' <<<"$out") || true
 	stop=$(grep -m1 '^exchange: stopped by --max-secs' <<<"$out") || true
+	held=$(grep -m1 '^exchange: going on past' <<<"$out") || true
+	stalls=$(grep -m1 '^stalls:' <<<"$out") || true
 	lost=$(grep -hE '^exchange: .* [1-9][0-9]* lost$|^evtchn-stress: lost:' <<<"$out$(printf '\n%s' "$out2")" | paste -sd ';') || true
 	if [[ -n $lost ]]; then
 		fail "$what" "lost: $lost (see $L-exchange.log)"
@@ -314,12 +316,14 @@ exchange_stage() {
 		fail "$what" "peer: $(rc_text "$rc"); serve: $(rc_text "$rc2") (see $L-exchange.log)"
 	elif [[ -z $n0 || -z $n1 || $n0 != "$n1" ]]; then
 		fail "$what" "no 'exchange: N events sent, N received, 0 lost' with the same N from both sides (dom0: ${n0:-none}, guest: ${n1:-none}; see $L-exchange.log)"
-	elif [[ $n0 != "$EVENTS" && -z $stop ]]; then
+	elif ((n0 < EVENTS)) && [[ -z $stop ]]; then
 		fail "$what" "$n0 of $EVENTS round trips, and the peer's budget did not stop it (see $L-exchange.log)"
+	elif ((n0 > EVENTS)) && [[ -z $held ]]; then
+		fail "$what" "$n0 round trips, more than $EVENTS, and no guest faults held it (see $L-exchange.log)"
 	elif ((n0 < min)); then
 		fail "$what" "only $n0 round trips before the peer's time budget ran out, fewer than $min: too slow to judge, nothing lost (see $L-exchange.log)"
 	else
-		pass "$what" "$((2 * n0)) events ($n0 each way${stop:+, of $EVENTS: stopped by the time budget of the peer}), 0 lost${rt:+; $rt}"
+		pass "$what" "$((2 * n0)) events ($n0 each way${stop:+, of $EVENTS: stopped by the time budget of the peer}${held:+, past $EVENTS while the guest faults ran}), 0 lost${rt:+; $rt}${stalls:+; dom0 $stalls}"
 	fi
 }
 

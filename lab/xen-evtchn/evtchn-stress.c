@@ -1434,12 +1434,51 @@ static struct {
 	unsigned int delay_ms;
 	unsigned long long drop_at;	/* serve: never answer this one */
 	const char *progress;		/* peer: a file for the watcher */
+	const char *hold;		/* peer: go on past --count while it exists */
 } ex = {
 	.timeout_ms = 5000,
 	.lost_ms = 60000,
 };
 
 #define LATE_NAMED	20		/* late events named one by one */
+#define STALL_MS	100		/* a wait this long is a stall */
+#define STALL_NAMED_MS	500		/* stalls this long are named */
+#define MAX_CPUS	8		/* steal kept for this many vCPUs */
+
+/*
+ * Steal time of each vCPU in ms, from /proc/stat: on Xen the time the
+ * hypervisor had the vCPU runnable (or offline) and not running
+ * (its runstate); returns how many vCPUs were read.
+ */
+static int read_steal(unsigned long long *ms)
+{
+	static long hz;
+	char line[512];
+	int n = 0;
+	FILE *f;
+
+	if (!hz)
+		hz = sysconf(_SC_CLK_TCK);
+	f = fopen("/proc/stat", "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long v[8];
+		int cpu;
+
+		if (strncmp(line, "cpu", 3) || line[3] < '0' || line[3] > '9')
+			continue;
+		if (sscanf(line, "cpu%d %llu %llu %llu %llu %llu %llu %llu %llu",
+			   &cpu, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
+			   &v[6], &v[7]) != 9 || cpu < 0 || cpu >= MAX_CPUS)
+			continue;
+		ms[cpu] = v[7] * 1000 / hz;
+		if (cpu + 1 > n)
+			n = cpu + 1;
+	}
+	fclose(f);
+	return n;
+}
 
 #define GOT_PORT	1U
 #define GOT_CTL		2U
@@ -1529,14 +1568,16 @@ static int run_exchange(bool serve, unsigned int domid, unsigned int rport,
 			unsigned int wait_secs)
 {
 	unsigned long long sent = 0, received = 0, i, t0 = 0, t_start;
-	unsigned long long late = 0, worst_late_ns = 0, ns, tmo, lost_tmo;
+	unsigned long long late = 0, worst_late_ns = 0, ns, tmo;
+	unsigned long long st_a[MAX_CPUS], st_b[MAX_CPUS], st_sum[MAX_CPUS] = { 0 };
+	unsigned long long stalls = 0, stall_ns = 0, named = 0, ta = 0;
 	unsigned int port, ctl = 0, got, want;
-	bool stopped = false, by_peer = false;
+	bool stopped = false, by_peer = false, held = false;
+	int ncpu = 0, c;
 	struct lat rtt = { 0 };
 	int fd = ec_open();
 
 	tmo = ex.timeout_ms * 1000000ULL;
-	lost_tmo = ex.lost_ms * 1000000ULL;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (serve) {
 		port = ec_bind_unbound(fd, domid, false);
@@ -1563,8 +1604,17 @@ static int run_exchange(bool serve, unsigned int domid, unsigned int rport,
 			       got & GOT_PORT ? ctl : port);
 	}
 	t_start = now_ns();
-	for (i = 0; i < count; i++) {
-		long long w = ex.lost_ms;
+	for (i = 0;; i++) {
+		long long w = ex.lost_ms, w0;
+
+		if (count && i >= count) {
+			if (serve || !ex.hold || access(ex.hold, F_OK))
+				break;
+			if (!held)
+				printf("exchange: going on past %llu while %s exists (--hold)\n",
+				       count, ex.hold);
+			held = true;
+		}
 
 		if (!serve) {
 			if (ex.max_secs && now_ns() - t_start >= ex.max_secs * NSEC) {
@@ -1577,8 +1627,24 @@ static int run_exchange(bool serve, unsigned int domid, unsigned int rport,
 		} else if (i == 0) {
 			w = wait_secs * 1000LL;
 		}
+		/*
+		 * A wait past STALL_MS is a stall: the vCPUs' steal time is
+		 * read then and when the event comes, to tell whether Xen
+		 * held this domain's vCPUs runnable meanwhile.
+		 */
+		w0 = w < ex.timeout_ms ? w : ex.timeout_ms;
 		got = wait_ports(fd, port, serve ? ctl : 0,
-				 w < ex.timeout_ms ? w : ex.timeout_ms);
+				 w0 < STALL_MS ? w0 : STALL_MS);
+		ta = 0;
+		if (!got && w0 > STALL_MS && (!serve || i)) {
+			ta = now_ns();
+			ncpu = read_steal(st_a);
+			got = wait_ports(fd, port, serve ? ctl : 0,
+					 w0 - STALL_MS);
+		} else if (!got && w0 > STALL_MS) {
+			got = wait_ports(fd, port, serve ? ctl : 0,
+					 w0 - STALL_MS);
+		}
 		if (!got && w > ex.timeout_ms) {
 			progress(received, count, 2);
 			got = wait_ports(fd, port, serve ? ctl : 0,
@@ -1600,6 +1666,21 @@ static int run_exchange(bool serve, unsigned int domid, unsigned int rport,
 		}
 		ns = now_ns() - t0;
 		received++;
+		if (ta && got == GOT_PORT && ncpu && read_steal(st_b) == ncpu) {
+			unsigned long long d = now_ns() - ta;
+
+			stalls++;
+			stall_ns += d;
+			for (c = 0; c < ncpu; c++)
+				st_sum[c] += st_b[c] - st_a[c];
+			if (d >= STALL_NAMED_MS * 1000000ULL && named++ < LATE_NAMED) {
+				printf("stall: event %llu: round trip %llu ms; over its last %llu ms, steal",
+				       i + 1, ms_of(ns), ms_of(d));
+				for (c = 0; c < ncpu; c++)
+					printf(" cpu%d +%llu ms", c, st_b[c] - st_a[c]);
+				printf("\n");
+			}
+		}
 		progress(received, count, 0);
 		if (serve && i + 1 == ex.drop_at) {
 			printf("exchange: event %llu read and not answered (--drop-at)\n",
@@ -1644,8 +1725,11 @@ static int run_exchange(bool serve, unsigned int domid, unsigned int rport,
 	progress(received, count, 1);
 	if (late > LATE_NAMED)
 		printf("late: %llu more not named\n", late - LATE_NAMED);
-	if (lost_tmo < tmo)
-		lost_tmo = tmo;
+	printf("stalls: %llu waits past %d ms, %llu ms in all; steal meanwhile:",
+	       stalls, STALL_MS, ms_of(stall_ns));
+	for (c = 0; c < ncpu; c++)
+		printf(" cpu%d %llu ms", c, st_sum[c]);
+	printf("%s\n", ncpu ? "" : " none read");
 	printf("round trip: median %u us, p99 %u us, worst %llu us; late %llu (past %d ms, lost after %d ms), worst by %llu ms\n",
 	       lat_pct(&rtt, 50), lat_pct(&rtt, 99), rtt.worst_ns / 1000,
 	       late, ex.timeout_ms, ex.lost_ms, ms_of(worst_late_ns));
@@ -1971,7 +2055,7 @@ static unsigned long long num_arg(const char *opt, const char *s,
 
 enum { O_PORTS = 256, O_SENDS, O_TIMEOUT, O_FLOOD, O_MAXSECS, O_SELF,
 	O_DOMID, O_PORT, O_COUNT, O_WAIT, O_ROUNDS, O_MAXLOST, O_LOST,
-	O_CTL, O_PROGRESS, O_DELAY_AT, O_DELAY_MS, O_DROP_AT, O_HELP };
+	O_CTL, O_PROGRESS, O_DELAY_AT, O_DELAY_MS, O_DROP_AT, O_HOLD, O_HELP };
 
 static const struct option options[] = {
 	{ "ports", required_argument, NULL, O_PORTS },
@@ -1992,6 +2076,7 @@ static const struct option options[] = {
 	{ "delay-at", required_argument, NULL, O_DELAY_AT },
 	{ "delay-ms", required_argument, NULL, O_DELAY_MS },
 	{ "drop-at", required_argument, NULL, O_DROP_AT },
+	{ "hold", required_argument, NULL, O_HOLD },
 	{ "help", no_argument, NULL, O_HELP },
 	{ NULL, 0, NULL, 0 }
 };
@@ -2000,7 +2085,7 @@ static const struct option options[] = {
 static const char *const mode_opts[] = {
 	"ports sends timeout-ms lost-ms flood-secs max-secs self-domid",
 	"domid count timeout-ms lost-ms wait-secs delay-at delay-ms drop-at",
-	"domid port ctl-port count timeout-ms lost-ms max-secs progress",
+	"domid port ctl-port count timeout-ms lost-ms max-secs progress hold",
 	"rounds max-lost timeout-ms lost-ms max-secs self-domid",
 };
 
@@ -2090,6 +2175,11 @@ int main(int argc, char **argv)
 		case O_DELAY_MS:
 			ex.delay_ms = num_arg(name, optarg, 1, 3600000);
 			break;
+		case O_HOLD:
+			if (!*optarg)
+				usage_error("--hold needs a file name");
+			ex.hold = optarg;
+			break;
 		case O_DROP_AT:
 			ex.drop_at = num_arg(name, optarg, 1, 1000000000);
 			break;
@@ -2103,7 +2193,7 @@ int main(int argc, char **argv)
 			port = num_arg(name, optarg, 1, (1U << 17) - 1);
 			break;
 		case O_COUNT:
-			count = num_arg(name, optarg, 1, 1000000000);
+			count = num_arg(name, optarg, 0, 1000000000);
 			break;
 		case O_WAIT:
 			wait_secs = num_arg(name, optarg, 1, 86400);
