@@ -115,7 +115,7 @@ single) QEMU=("${QEMU[@]/#tcg/tcg,thread=single}") ;;
 *) die "XEN_TEST_TCG=$TCG: multi or single" ;;
 esac
 # Named threads ("CPU 0/TCG"), for qemu_tick's view of them.
-QEMU_EXTRA+=(-name xen-test,debug-threads=on)
+QEMU_EXTRA+=(-name "xen-test,debug-threads=on")
 FAULT=${XEN_TEST_FAULT:-none}
 [[ $FAULT == @(none|late|stall|lost) ]] || die "XEN_TEST_FAULT=$FAULT: late, stall, lost or none"
 if [[ $FAULT != none ]] && ((EVENTS < 100)); then
