@@ -184,6 +184,11 @@ vee-report:
 #= XEN_TEST_EVENTS: events exchanged between dom0 and the guest (10000, 2000 on Arm)
 #= XEN_TEST_WIDTH: 0 or 1: the width bug stage (default 1 for ARCH=arm only)
 #= XEN_TEST_WIDTH_RUNS: runs of the width bug stage (default 1)
+#= XEN_TEST_LOAD: busy processes per host core beside QEMU in make xen-test (default 0)
+#= XEN_TEST_LOAD_NICE: their nice value (default 0)
+#= XEN_TEST_TCG: QEMU's TCG, multi (a thread per vCPU, the default) or single
+#= XEN_TEST_FAULT: late, stall or lost: the guest answers its event 100 late or never (test only)
+#= XEN_TEST_GUEST_FAULTS: 0: no pause and vCPU unplug of the guest during the exchange (default 1)
 #= DEB: make xen-test boots this linux-image-*.deb instead of the KUnit kernel
 #= IMAGE: make xen-test boots this kernel image (e.g. build/out/bzImage) instead
 #= IMAGE_CONFIG: IMAGE's configuration (default: the config beside it)
