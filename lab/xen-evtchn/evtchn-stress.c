@@ -1570,7 +1570,7 @@ static int run_exchange(bool serve, unsigned int domid, unsigned int rport,
 	unsigned long long sent = 0, received = 0, i, t0 = 0, t_start;
 	unsigned long long late = 0, worst_late_ns = 0, ns, tmo;
 	unsigned long long st_a[MAX_CPUS], st_b[MAX_CPUS], st_sum[MAX_CPUS] = { 0 };
-	unsigned long long stalls = 0, stall_ns = 0, named = 0, ta = 0;
+	unsigned long long stalls = 0, stall_ns = 0, named = 0, ta = 0, tn;
 	unsigned int port, ctl = 0, got, want;
 	bool stopped = false, by_peer = false, held = false;
 	int ncpu = 0, c;
@@ -1664,10 +1664,11 @@ static int run_exchange(bool serve, unsigned int domid, unsigned int rport,
 				serve && i ? " after our answer" : "");
 			return 1;
 		}
-		ns = now_ns() - t0;
+		tn = now_ns();
+		ns = tn - t0;
 		received++;
 		if (ta && got == GOT_PORT && ncpu && read_steal(st_b) == ncpu) {
-			unsigned long long d = now_ns() - ta;
+			unsigned long long d = tn - ta;
 
 			stalls++;
 			stall_ns += d;
