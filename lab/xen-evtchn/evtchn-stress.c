@@ -2054,6 +2054,25 @@ static unsigned long long num_arg(const char *opt, const char *s,
 	return v;
 }
 
+static const char *file_arg(const char *opt, const char *s)
+{
+	if (!*s)
+		usage_error("--%s needs a file name", opt);
+	return s;
+}
+
+/* A mode's deadline and lost bound: the options given, checked. */
+static void set_times(int *timeout, int *lost, int timeout_opt, int lost_opt)
+{
+	if (timeout_opt > 0)
+		*timeout = timeout_opt;
+	if (lost_opt > 0)
+		*lost = lost_opt;
+	if (*lost < *timeout)
+		usage_error("--lost-ms (%d) is shorter than --timeout-ms (%d)",
+			    *lost, *timeout);
+}
+
 enum { O_PORTS = 256, O_SENDS, O_TIMEOUT, O_FLOOD, O_MAXSECS, O_SELF,
 	O_DOMID, O_PORT, O_COUNT, O_WAIT, O_ROUNDS, O_MAXLOST, O_LOST,
 	O_CTL, O_PROGRESS, O_DELAY_AT, O_DELAY_MS, O_DROP_AT, O_HOLD, O_HELP };
@@ -2166,9 +2185,7 @@ int main(int argc, char **argv)
 			ctl = num_arg(name, optarg, 1, (1U << 17) - 1);
 			break;
 		case O_PROGRESS:
-			if (!*optarg)
-				usage_error("--progress needs a file name");
-			ex.progress = optarg;
+			ex.progress = file_arg(name, optarg);
 			break;
 		case O_DELAY_AT:
 			ex.delay_at = num_arg(name, optarg, 1, 1000000000);
@@ -2177,9 +2194,7 @@ int main(int argc, char **argv)
 			ex.delay_ms = num_arg(name, optarg, 1, 3600000);
 			break;
 		case O_HOLD:
-			if (!*optarg)
-				usage_error("--hold needs a file name");
-			ex.hold = optarg;
+			ex.hold = file_arg(name, optarg);
 			break;
 		case O_DROP_AT:
 			ex.drop_at = num_arg(name, optarg, 1, 1000000000);
@@ -2214,31 +2229,13 @@ int main(int argc, char **argv)
 
 	switch (mode) {
 	case 0:
-		if (timeout_ms > 0)
-			lo.timeout_ms = timeout_ms;
-		if (lost_ms > 0)
-			lo.lost_ms = lost_ms;
-		if (lo.lost_ms < lo.timeout_ms)
-			usage_error("--lost-ms (%d) is shorter than --timeout-ms (%d)",
-				    lo.lost_ms, lo.timeout_ms);
+		set_times(&lo.timeout_ms, &lo.lost_ms, timeout_ms, lost_ms);
 		return run_loop();
 	case 3:
-		if (timeout_ms > 0)
-			wi.timeout_ms = timeout_ms;
-		if (lost_ms > 0)
-			wi.lost_ms = lost_ms;
-		if (wi.lost_ms < wi.timeout_ms)
-			usage_error("--lost-ms (%d) is shorter than --timeout-ms (%d)",
-				    wi.lost_ms, wi.timeout_ms);
+		set_times(&wi.timeout_ms, &wi.lost_ms, timeout_ms, lost_ms);
 		return run_width();
 	}
-	if (timeout_ms > 0)
-		ex.timeout_ms = timeout_ms;
-	if (lost_ms > 0)
-		ex.lost_ms = lost_ms;
-	if (ex.lost_ms < ex.timeout_ms)
-		usage_error("--lost-ms (%d) is shorter than --timeout-ms (%d)",
-			    ex.lost_ms, ex.timeout_ms);
+	set_times(&ex.timeout_ms, &ex.lost_ms, timeout_ms, lost_ms);
 	if (domid < 0)
 		usage_error("%s needs --domid", modes[mode]);
 	if (mode == 1)
