@@ -10,6 +10,9 @@
 #   x86_64-san, arm-san  x86_64 or arm with KASAN and UBSAN (shift, bounds);
 #                        on arm, where xen_ulong_t is wider than unsigned
 #                        long, a bad shift in the scan is a UBSAN report
+#   i386                 32-bit x86: 32-bit event words, 1024 ports
+#   x86_64-rt            x86_64 with PREEMPT_RT, DEBUG_ATOMIC_SLEEP,
+#                        DEBUG_PREEMPT, lockdep and UBSAN
 #   none                 no KUnit run
 # and then the live test on Xen (mk/xen-test.sh; XEN_TEST=0 leaves it out).
 set -euo pipefail
@@ -17,7 +20,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 # The configurations, in the order the default runs them.
-ALL_CONFIGS="x86_64 arm64 arm x86_64-san arm-san"
+ALL_CONFIGS="x86_64 arm64 arm i386 x86_64-rt x86_64-san arm-san"
 configs=${KUNIT_CONFIGS:-$ALL_CONFIGS}
 # KUNIT_CONFIGS=none: no KUnit run (the other steps still run).
 [[ $configs != none ]] || configs=
@@ -26,14 +29,20 @@ for cfg in $configs; do
 		die "KUNIT_CONFIGS: unknown configuration '$cfg' ($ALL_CONFIGS, or none)"
 done
 SANITIZERS="CONFIG_KASAN=y CONFIG_UBSAN=y CONFIG_UBSAN_SHIFT=y CONFIG_UBSAN_BOUNDS=y"
+RT="CONFIG_EXPERT=y CONFIG_DEBUG_KERNEL=y CONFIG_PREEMPT_RT=y CONFIG_DEBUG_ATOMIC_SLEEP=y
+CONFIG_DEBUG_PREEMPT=y CONFIG_PROVE_LOCKING=y CONFIG_UBSAN=y"
 
 passed=0 failed=0 skipped=0
 results=()
 for cfg in $configs; do
 	arch=${cfg%-san}
+	arch=${arch%-rt}
 	env=()
 	if [[ $cfg == *-san ]]; then
 		env=(KUNIT_BUILD_DIR="kunit-$cfg" KUNIT_KCONFIG_ADD="$SANITIZERS"
+			KUNIT_XEN_TEST=0)
+	elif [[ $cfg == *-rt ]]; then
+		env=(KUNIT_BUILD_DIR="kunit-$cfg" KUNIT_KCONFIG_ADD="${RT//$'\n'/ }"
 			KUNIT_XEN_TEST=0)
 	fi
 	say "== KUnit, $cfg"

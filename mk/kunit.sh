@@ -2,11 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # mk/kunit.sh [ARCH]: run the series' KUnit suite (drivers/xen/events/tests/
 # .kunitconfig) with tools/testing/kunit/kunit.py under QEMU for ARCH
-# (x86_64 by default, arm64, arm), building in build/kunit-ARCH (kept
+# (x86_64 by default, arm64, arm, i386), building in build/kunit-ARCH (kept
 # between runs).  On x86_64 that kernel is also the live-Xen test kernel
 # of mk/xen-test.sh (lab/xen/xen-test.config).  KUNIT_KCONFIG_ADD="CONFIG_A=y CONFIG_B=y" adds options
 # (e.g. sanitizers); KUNIT_BUILD_DIR names another build directory;
-# KUNIT_FILTER="xen_evtchn_2l.start_word_split" runs only the cases it names.  The
+# KUNIT_FILTER="xen_evtchn_2l.evtchn_2l_test_high_words" runs only the cases it names.  The
 # output is also written to build/logs/<build dir name>.log, the results as
 # kunit.py's JSON to build/logs/<build dir name>.json.
 set -euo pipefail
@@ -41,6 +41,12 @@ if [[ $arch == x86_64 && ${KUNIT_XEN_TEST:-1} == 1 ]]; then
 	args+=(--kunitconfig="$ROOT/lab/xen/xen-test.config")
 elif [[ $arch == x86_64 ]]; then
 	args+=(--kconfig_add CONFIG_HYPERVISOR_GUEST=y --kconfig_add CONFIG_PARAVIRT=y)
+elif [[ $arch == i386 ]]; then
+	# 32-bit x86: 32-bit event words (1024 ports).  XEN needs PAE, a
+	# generic or P4-class CPU and the local APIC (SMP brings it).
+	for opt in HYPERVISOR_GUEST PARAVIRT X86_PAE X86_GENERIC SMP; do
+		args+=(--kconfig_add "CONFIG_$opt=y")
+	done
 elif [[ ${KUNIT_XEN_TEST:-1} == 1 ]]; then
 	args+=(--kunitconfig="$ROOT/lab/xen/xen-test-arm.config")
 	# Debian's armhf binaries in the initramfs (busybox, the Xen tools)
@@ -102,7 +108,21 @@ stop_ticker
 
 # A sanitizer report fails the run even where it did not fail a test
 # (kunit.py keeps the kernel's whole console output in test.log).
-if grep -E 'UBSAN:|BUG: KASAN|BUG: KFENCE' "$bdir/test.log" >"$bdir/sanitizer-reports.txt"; then
-	cat "$bdir/sanitizer-reports.txt"
-	die "sanitizer report(s) in $bdir/test.log"
+# A splat fails the run even when every case says "ok": a sanitizer's
+# report anywhere in the log; from the tests' start on, any BUG, WARNING
+# or lockdep report (a sleeping lock taken in atomic context on
+# PREEMPT_RT).  Splats of the boot before the tests (e.g. x86_64-rt's
+# DEBUG_PREEMPT on QEMU's AMD CPU model in amd_fill_cpuid4_info()) are
+# the base kernel's: shown, not counted.
+splats=$bdir/sanitizer-reports.txt
+{
+	grep -E 'UBSAN:|BUG: KASAN|BUG: KFENCE' "$bdir/test.log" || true
+	sed -n '/KTAP version/,$p' "$bdir/test.log" |
+		grep -E 'BUG: |WARNING: |INFO: (possible|inconsistent)' || true
+} | sort -u >"$splats"
+if [[ -s $splats ]]; then
+	cat "$splats"
+	die "kernel splat(s) in $bdir/test.log"
 fi
+boot=$(sed '/KTAP version/q' "$bdir/test.log" | grep -cE 'BUG: |WARNING: ' || true)
+((boot == 0)) || warn "$boot splat(s) during the boot, before the tests, in $bdir/test.log (not the suite's)"

@@ -131,10 +131,10 @@ count_compiled() {
 # cross_prefix ARCH: the CROSS_COMPILE prefix for a supported kernel ARCH.
 cross_prefix() {
 	case $1 in
-	x86_64) echo "" ;;
+	x86_64 | i386) echo "" ;;
 	arm64) echo aarch64-linux-gnu- ;;
 	arm) echo arm-linux-gnueabihf- ;;
-	*) die "unsupported ARCH '$1' (use x86_64, arm64 or arm)" ;;
+	*) die "unsupported ARCH '$1' (use x86_64, i386, arm64 or arm)" ;;
 	esac
 }
 

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# mk/series.sh: export build/linux's base..HEAD as a mail-ready series in
+# mk/series.sh: export build/linux's series (base..HEAD less the lab: commits) as mail in
 # build/series/ and check it:
 #  - every patch signed off by the sender: SIGNOFF="Name <mail>", else the
 #    repo's git identity (user.name, user.email); without either it stops;
@@ -26,7 +26,19 @@ set -euo pipefail
 require_tree
 
 out=$BUILD/series
-n=$(git -C "$LINUX" rev-list --count base..HEAD)
+# The series is base..$tip: the commits of patches/series up to the first
+# "lab:" one (the rig's, never mailed; they come last).
+tip=base
+for c in $(git -C "$LINUX" rev-list --reverse base..HEAD); do
+	s=$(git -C "$LINUX" log -1 --format=%s "$c")
+	if [[ $s == lab:* ]]; then
+		lab=1
+		continue
+	fi
+	[[ -z ${lab:-} ]] || die "commit '$s' comes after a lab: commit in ${LINUX#"$ROOT"/}: lab patches go last in patches/series"
+	tip=$c
+done
+n=$(git -C "$LINUX" rev-list --count "base..$tip")
 if ((n == 0)); then
 	say "nothing to export: patches/series has no entries"
 	exit 0
@@ -41,6 +53,10 @@ else
 	[[ -n $name && -n $mail ]] ||
 		die "no identity to sign the patches off with: set git config user.name and user.email, or run make series SIGNOFF=\"Your Name <you@example.org>\""
 	ident="$name <$mail>"
+	# The repo's own identity (a noreply or example address) is not a
+	# person: it signs nothing.
+	[[ ! $mail =~ (noreply|\.invalid$|\.example$|\.test$|\.localhost$) ]] ||
+		die "git's user.email here, $mail, is not a person's address: run make series SIGNOFF=\"Your Name <you@example.org>\""
 fi
 [[ $ident =~ ^([^<>]*[^<>[:space:]])\ +\<([^<>[:space:]]+@[^<>[:space:]]+)\>$ ]] ||
 	die "SIGNOFF must read \"Name <mail>\", not '$ident'"
@@ -65,11 +81,16 @@ command -v b4 >/dev/null || die "b4 not found (Debian package b4; mk/deps.sh ins
 repo=$tmp/linux
 git clone -q --shared --no-checkout "$LINUX" "$repo"
 git -C "$repo" sparse-checkout set --no-cone /MAINTAINERS /scripts/get_maintainer.pl
+# Only real people sign: any Signed-off-by of build/linux's commits goes;
+# the author's (AUTHOR=) and then the sender's come instead.
+signoffs=(--trailer "Signed-off-by: $author_name <$author_mail>")
+[[ "$author_name <$author_mail>" == "$sender_name <$sender_mail>" ]] ||
+	signoffs+=(--trailer "Signed-off-by: $sender_name <$sender_mail>")
+last=$tip
 tip=$(git -C "$repo" rev-parse base)
-for c in $(git -C "$repo" rev-list --reverse base..HEAD); do
-	msg=$(git -C "$repo" log -1 --format=%B "$c" |
-		git -C "$repo" interpret-trailers --if-exists addIfDifferentNeighbor \
-			--trailer "Signed-off-by: $sender_name <$sender_mail>")
+for c in $(git -C "$repo" rev-list --reverse "base..$last"); do
+	msg=$(git -C "$repo" log -1 --format=%B "$c" | sed '/^Signed-off-by: /d' |
+		git -C "$repo" interpret-trailers --if-exists add "${signoffs[@]}")
 	tip=$(GIT_AUTHOR_NAME=$author_name GIT_AUTHOR_EMAIL=$author_mail \
 		GIT_AUTHOR_DATE=$(git -C "$repo" log -1 --format=%aD "$c") \
 		GIT_COMMITTER_NAME=$sender_name GIT_COMMITTER_EMAIL=$sender_mail \
@@ -129,10 +150,10 @@ if [[ ${COVER_FIGURES:-1} != 0 ]]; then
 		warn "build/out/vee-trace.txt is missing: the cover letter has no traced 7-guest run (make vee-lab VEE_TRACE=5 writes it)"
 	fi
 fi
-python3 - "$tmp/cover.txt" "$ROOT/mk/cover-letter.in" "$measured" "$LINUX" "${figures[@]}" <<'EOF'
+python3 - "$tmp/cover.txt" "$ROOT/mk/cover-letter.in" "$measured" "$LINUX" "$last" "${figures[@]}" <<'EOF'
 import re, subprocess, sys, textwrap
 
-cover_path, template_path, measured_path, linux, *figure_paths = sys.argv[1:]
+cover_path, template_path, measured_path, linux, last, *figure_paths = sys.argv[1:]
 figures = "\n\n".join(open(f).read().rstrip() for f in figure_paths) or \
     "(figures left out: run make objsize and make bench first)"
 
@@ -168,7 +189,7 @@ def summary(body):
                 break
     return "\n\n".join(out)
 
-commits = git("rev-list", "--reverse", "base..HEAD").split()
+commits = git("rev-list", "--reverse", "base.." + last).split()
 total = len(commits)
 patches, stable, fixes_only, rest = [], [], [], []
 for i, c in enumerate(commits, 1):
@@ -299,18 +320,22 @@ say "checkpatch --strict: all $n patch(es) clean"
 # The documentation: kernel-doc of the new headers, and the virt/ book
 # (Debian's python3-sphinx), where a warning about the series' files is a
 # failure (the base has warnings of its own elsewhere in virt/).
-mapfile -t docs < <(git diff --name-only --diff-filter=A base..HEAD -- \
+mapfile -t docs < <(git diff --name-only --diff-filter=A "base..$last" -- \
 	'drivers/*.h' 'drivers/*.c')
 if ! kdoc=$(./scripts/kernel-doc -none -Wall "${docs[@]}" 2>&1) || [[ -n $kdoc ]]; then
 	printf '        %s\n' "${kdoc//$'\n'/$'\n'        }"
 	die "kernel-doc -none -Wall: warnings in the series' files"
 fi
 say "kernel-doc -none -Wall: ${#docs[@]} new source files clean"
+mapfile -t ours < <(git diff --name-only "base..$last" -- Documentation 'drivers/*.h')
+if ((${#ours[@]} == 0)); then
+	say "htmldocs: not built, the series changes no documentation"
+	exit 0
+fi
 doclog=$LOGS/series-htmldocs.log
 say "make SPHINXDIRS=virt htmldocs (log: $doclog) ..."
 PATH=/usr/bin:$PATH make O="$BUILD/docs" SPHINXDIRS=virt htmldocs >"$doclog" 2>&1 ||
 	die "make SPHINXDIRS=virt htmldocs failed; see $doclog"
-mapfile -t ours < <(git diff --name-only base..HEAD -- Documentation 'drivers/*.h')
 new=$(grep -E 'WARNING|ERROR' "$doclog" | grep -F "${ours[@]/#/-e}" || true)
 [[ -z $new ]] || { printf '        %s\n' "${new//$'\n'/$'\n'        }"; die "htmldocs: warnings in the series' files; see $doclog"; }
 say "htmldocs: no warning in the series' files (${#ours[@]} files; $(grep -cE 'WARNING|ERROR' "$doclog" || true) warning(s) in virt/ files the series does not touch)"

@@ -797,3 +797,5 @@ static struct kunit_suite evtchn_2l_live_test_suite = {
 kunit_test_suite(evtchn_2l_live_test_suite);
 
 MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING");
+MODULE_DESCRIPTION("Live KUnit tests of the Xen 2-level event channel upcall");
+MODULE_LICENSE("GPL");
