@@ -49,6 +49,7 @@ for arch in "${ARCHES[@]}"; do
 		[[ $hex =~ ^[0-9a-f]+$ ]] ||
 			die "no evtchn_2l_handle_events in events_2l.o at $rev for $arch (inlined?)"
 		SIZE[$arch:$rev]=$((16#$hex))
+		cp "$o/drivers/xen/events/events_2l.o" "$o/events_2l-${rev:0:12}.o"
 	done
 done
 
@@ -77,3 +78,20 @@ done
 } >"$out.tmp"
 mv "$out.tmp" "$out"
 cat "$out"
+
+# scripts/bloat-o-meter of each commit against the one before it (the
+# whole object, KUnit off), as a changelog quotes it.
+bloat=$BUILD/out/bloat.txt
+{
+	for ((i = 1; i < ${#revs[@]}; i++)); do
+		for arch in "${ARCHES[@]}"; do
+			o=$BUILD/kbuild-size-$arch
+			echo "$ ./scripts/bloat-o-meter events_2l.o.old events_2l.o  # $arch: $(git -C "$LINUX" log -1 --format=%s "${revs[i]}")"
+			"$LINUX/scripts/bloat-o-meter" "$o/events_2l-${revs[i - 1]:0:12}.o" \
+				"$o/events_2l-${revs[i]:0:12}.o"
+			echo
+		done
+	done
+} >"$bloat.tmp"
+mv "$bloat.tmp" "$bloat"
+say "bloat-o-meter per commit: ${bloat#"$ROOT"/}"
