@@ -1,21 +1,29 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# mk/series.sh: export build/linux's series (base..HEAD less the lab: commits) as mail in
-# build/series/ and check it:
-#  - every patch signed off by the sender: SIGNOFF="Name <mail>", else the
-#    repo's git identity (user.name, user.email); without either it stops;
-#  - every patch authored by the sender, or by AUTHOR="Name <mail>" (then
-#    b4 writes the in-body From: line for it);
+# mk/series.sh: export build/linux's series (base..HEAD less the lab:
+# commits) as mail in build/series/ and check it:
+#  - two series, each with its cover letter: build/series/fixes/ (the
+#    leading commits with a Fixes: tag, the width fixes, for the xen tree
+#    and stable) and build/series/rr/ (the rest, based on them, also to
+#    the KUnit maintainers and lists); one, build/series/series/, if all
+#    or none carry Fixes:;
+#  - every patch authored by the sender (SIGNOFF="Name <mail>", else the
+#    repo's git identity if it is a person's address), or by AUTHOR="Name
+#    <mail>" (then b4 writes the in-body From: line for it); signed off
+#    by the author and the sender only: build/linux's Signed-off-by lines
+#    are dropped;
 #  - REVISION=n (n > 1) makes it a versioned re-send, "[PATCH vn ...]"
 #    (not V=, which is kbuild's verbosity);
-#  - the cover letter's text is generated from mk/cover-letter.in, the
-#    commits and lab/measured.txt; b4 (Debian's 0.12) does the rest as
-#    kernel developers know it: the cover commit (b4 prep --edit-cover),
-#    To/Cc from scripts/get_maintainer.pl (b4 prep --auto-to-cc), the
-#    version, and the mail in build/series/*.eml (b4 send -o, which sends
-#    nothing; its log build/logs/series-b4.log);
+#  - the cover letters are generated from mk/cover-letter-fixes.in and
+#    mk/cover-letter-rr.in, the commits and build/out/bloat.txt (make
+#    objsize, run here when it is older than the tree; COVER_FIGURES=0
+#    leaves it out); b4 (Debian's 0.12) does the rest as kernel developers
+#    know it: the cover commit (b4 prep --edit-cover), To/Cc from
+#    scripts/get_maintainer.pl (b4 prep --auto-to-cc), the version, and
+#    the mail in build/series/PART/*.eml (b4 send -o, which sends nothing;
+#    its log build/logs/series-b4.log);
 #  - checkpatch.pl --strict on every patch: any error, warning or check
-#    fails the run.
+#    fails the run; kernel-doc on the new files.
 set -euo pipefail
 # shellcheck source=mk/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -87,22 +95,38 @@ signoffs=(--trailer "Signed-off-by: $author_name <$author_mail>")
 [[ "$author_name <$author_mail>" == "$sender_name <$sender_mail>" ]] ||
 	signoffs+=(--trailer "Signed-off-by: $sender_name <$sender_mail>")
 last=$tip
+# The two series: the leading commits with a Fixes: tag (the width fixes,
+# for the xen tree and stable), then the rest, based on them.  newc[i] is
+# the rewritten commit of orig[i].
+mapfile -t orig < <(git -C "$repo" rev-list --reverse "base..$last")
+newc=()
+nfix=0
 tip=$(git -C "$repo" rev-parse base)
-for c in $(git -C "$repo" rev-list --reverse "base..$last"); do
-	msg=$(git -C "$repo" log -1 --format=%B "$c" | sed '/^Signed-off-by: /d' |
-		git -C "$repo" interpret-trailers --if-exists add "${signoffs[@]}")
+for c in "${orig[@]}"; do
+	msg=$(git -C "$repo" log -1 --format=%B "$c" | sed '/^Signed-off-by: /d')
+	if ((nfix == ${#newc[@]})) && grep -q '^Fixes: ' <<<"$msg"; then
+		nfix=$((nfix + 1))
+	fi
+	msg=$(git -C "$repo" interpret-trailers --if-exists add "${signoffs[@]}" <<<"$msg")
 	tip=$(GIT_AUTHOR_NAME=$author_name GIT_AUTHOR_EMAIL=$author_mail \
 		GIT_AUTHOR_DATE=$(git -C "$repo" log -1 --format=%aD "$c") \
 		GIT_COMMITTER_NAME=$sender_name GIT_COMMITTER_EMAIL=$sender_mail \
 		git -C "$repo" commit-tree "$c^{tree}" -p "$tip" -m "$msg")
+	newc+=("$tip")
 done
-git -C "$repo" checkout -q -b series "$tip"
+# PART NAME FIRST COUNT TEMPLATE: commits FIRST.. (COUNT of them) of orig.
+parts=()
+if ((nfix > 0 && nfix < n)); then
+	parts+=("fixes 0 $nfix mk/cover-letter-fixes.in" "rr $nfix $((n - nfix)) mk/cover-letter-rr.in")
+else
+	parts+=("series 0 $n mk/cover-letter-fixes.in")
+fi
 
 # b4 (Debian's 0.12) makes the mail: the cover letter as its cover commit,
 # To and Cc from get_maintainer.pl (--auto-to-cc: maintainers and
 # reviewers To, lists Cc; --nofixes: build/linux has no upstream history
 # to find the authors of the commits named by Fixes: in), written to
-# build/series/ by b4 send -o (which sends nothing).
+# build/series/PART/ by b4 send -o (which sends nothing).
 # Only the clone's configuration counts: the user's global one (an editor,
 # diff options, b4 settings) would change what b4 does and writes.
 export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
@@ -117,45 +141,46 @@ b4log=$LOGS/series-b4.log
 mkdir -p "$LOGS"
 : >"$b4log"
 b4() { (cd "$repo" && command b4 "$@") >>"$b4log" 2>&1 || die "b4 $* failed; see $b4log"; }
-b4 prep -e base
-((REVISION == 1)) || b4 prep --force-revision "$REVISION"
 
-measured=$ROOT/lab/measured.txt
-[[ -f $measured ]] || die "lab/measured.txt is missing (the test and bench figures of the cover letter)"
-# The figures, as make objsize and make bench wrote them; COVER_FIGURES=0
-# (make check) leaves them out, else they must exist.
-figures=()
-for f in "$BUILD/out/objsize.txt" "$BUILD/out/bench.txt"; do
-	if [[ ${COVER_FIGURES:-1} != 0 ]]; then
-		[[ -s $f ]] || die "${f#"$ROOT"/} is missing: run make objsize and make bench first (COVER_FIGURES=0 leaves the figures out)"
-		figures+=("$f")
-	fi
-done
-# The width bug's live figures, as make xen-test ARCH=arm wrote them, if
-# it ran.
+# The cover letters' figure: bloat-o-meter of each commit (make objsize,
+# run here if build/out/bloat.txt is older than the tree).  COVER_FIGURES=0
+# (make check) leaves it out.
+bloat=$BUILD/out/bloat.txt
 if [[ ${COVER_FIGURES:-1} != 0 ]]; then
-	if [[ -s $BUILD/out/width.txt ]]; then
-		figures+=("$BUILD/out/width.txt")
-	else
-		warn "build/out/width.txt is missing: the cover letter has no live figure for patch 1 (make xen-test ARCH=arm writes it)"
+	if [[ ! -s $bloat || $bloat -ot $SERIES_STAMP ]]; then
+		say "build/out/bloat.txt is missing or older than the tree: make objsize (log: $LOGS/series-objsize.log) ..."
+		"$ROOT/mk/objsize.sh" >"$LOGS/series-objsize.log" 2>&1 ||
+			die "make objsize failed; see $LOGS/series-objsize.log"
 	fi
-	if [[ -s $BUILD/out/live-order.txt ]]; then
-		figures+=("$BUILD/out/live-order.txt")
-	else
-		warn "build/out/live-order.txt is missing: the cover letter has no live figure for patch 3 (make live-order writes it)"
-	fi
-	if [[ -s $BUILD/out/vee-trace.txt ]]; then
-		figures+=("$BUILD/out/vee-trace.txt")
-	else
-		warn "build/out/vee-trace.txt is missing: the cover letter has no traced 7-guest run (make vee-lab VEE_TRACE=5 writes it)"
-	fi
+else
+	bloat=
 fi
-python3 - "$tmp/cover.txt" "$ROOT/mk/cover-letter.in" "$measured" "$LINUX" "$last" "${figures[@]}" <<'EOF'
+
+# The KUnit maintainers and lists, for a series with a KUnit suite.
+kunit_cc() {
+	(cd "$LINUX" && $getm --m --r --l -f include/kunit/test.h)
+}
+
+# header FILE NAME: a mail header, its folded lines joined.
+header() {
+	sed -n "/^$2: /,/^[^ ]/p" "$1" | sed '$d' | sed "s/^$2: //; s/^ //" | tr '\n' ' ' | sed 's/  */ /g; s/ *$//; s/,$//'
+}
+
+rm -rf "$out"
+mkdir -p "$out"
+all_mails=()
+for part in "${parts[@]}"; do
+	read -r name first count template <<<"$part"
+	pbase=base
+	((first == 0)) || pbase=${newc[first - 1]}
+	ptip=${newc[first + count - 1]}
+	git -C "$repo" checkout -q -B "$name" "$ptip"
+	b4 prep -e "$pbase"
+	((REVISION == 1)) || b4 prep --force-revision "$REVISION"
+	python3 - "$tmp/cover.txt" "$ROOT/$template" "$LINUX" "${orig[first]}^" "${orig[first + count - 1]}" "$bloat" "${orig[*]:0:nfix}" <<'EOF'
 import re, subprocess, sys, textwrap
 
-cover_path, template_path, measured_path, linux, last, *figure_paths = sys.argv[1:]
-figures = "\n\n".join(open(f).read().rstrip() for f in figure_paths) or \
-    "(figures left out: run make objsize and make bench first)"
+cover_path, template_path, linux, first, last, bloat_path, fixes_series = sys.argv[1:]
 
 def git(*args):
     return subprocess.run(["git", "-C", linux, *args], check=True,
@@ -189,11 +214,12 @@ def summary(body):
                 break
     return "\n\n".join(out)
 
-commits = git("rev-list", "--reverse", "base.." + last).split()
+commits = git("rev-list", "--reverse", first + ".." + last).split()
 total = len(commits)
-patches, stable, fixes_only, rest = [], [], [], []
+patches, stable, fixes_only, rest, subjects = [], [], [], [], []
 for i, c in enumerate(commits, 1):
     subject = git("log", "-1", "--format=%s", c).strip()
+    subjects.append(subject)
     body = git("log", "-1", "--format=%b", c)
     body = re.sub(r"^(Fixes|Cc|Signed-off-by|Reviewed-by|Acked-by): .*\n?", "",
                   body, flags=re.M)
@@ -219,23 +245,47 @@ if fixes_only:
                        f"{nums(fixes_only)} carr{'y' if len(fixes_only) > 1 else 'ies'} "
                        "a Fixes: tag but not Cc: stable (see the message).")
 if rest:
-    stable_text.append(f"Patches {nums(rest)} are not for stable.")
+    stable_text.append(f"Patch{'es' if len(rest) > 1 else ''} {nums(rest)} "
+                       f"{'are' if len(rest) > 1 else 'is'} not for stable.")
+
+# bloat-o-meter's entries (make objsize) of this series' commits that
+# change the object.
+bloat = "(left out: COVER_FIGURES=0)"
+if bloat_path:
+    entries = open(bloat_path).read().strip().split("\n\n")
+    keep = []
+    for e in entries:
+        head, _, rest_ = e.partition("\n")
+        m = re.match(r"^\$ (.*)  # (\w+): (.*)$", head)
+        if m and m.group(3) in subjects and "up/down: 0/0 (0)" not in rest_:
+            keep.append(f"  $ {m.group(1)}   # {m.group(2)}, {m.group(3)}\n" +
+                        "\n".join("  " + l for l in rest_.split("\n")))
+    bloat = "\n\n".join(keep) or "(no commit of this series changes the object)"
+
+fixes_subjects = [git("log", "-1", "--format=%s", c).strip()
+                  for c in fixes_series.split()]
 sections = {
-    "PATCHES": "The series:\n\n" + "\n\n".join(patches),
+    "PATCHES": "\n\n".join(patches),
     "STABLE": wrap(" ".join(stable_text), ""),
-    "TESTING": open(measured_path).read().rstrip(),
-    "FIGURES": figures,
+    "BLOAT": bloat,
+    "BASED_ON": "\n".join(f"  {s}" for s in fixes_subjects),
     "KUNIT": (
-        "The KUnit suite (CONFIG_XEN_EVTCHN_2L_KUNIT_TEST) runs under QEMU;\n"
-        "CONFIG_XEN cannot be enabled on UML, and on x86-64 it needs\n"
-        "CONFIG_HYPERVISOR_GUEST and CONFIG_PARAVIRT:\n\n"
         "  ./tools/testing/kunit/kunit.py run --arch=x86_64 \\\n"
-        "        --kunitconfig=drivers/xen/events/tests \\\n"
-        "        --kconfig_add CONFIG_HYPERVISOR_GUEST=y \\\n"
-        "        --kconfig_add CONFIG_PARAVIRT=y\n\n"
+        "      --kunitconfig=drivers/xen/events/tests \\\n"
+        "      --kconfig_add CONFIG_HYPERVISOR_GUEST=y \\\n"
+        "      --kconfig_add CONFIG_PARAVIRT=y\n"
+        "  ./tools/testing/kunit/kunit.py run --arch=i386 \\\n"
+        "      --kunitconfig=drivers/xen/events/tests \\\n"
+        "      --kconfig_add CONFIG_HYPERVISOR_GUEST=y \\\n"
+        "      --kconfig_add CONFIG_PARAVIRT=y \\\n"
+        "      --kconfig_add CONFIG_X86_PAE=y --kconfig_add CONFIG_X86_GENERIC=y \\\n"
+        "      --kconfig_add CONFIG_SMP=y\n"
         "  ./tools/testing/kunit/kunit.py run --arch=arm64 \\\n"
-        "        --cross_compile=aarch64-linux-gnu- \\\n"
-        "        --kunitconfig=drivers/xen/events/tests"),
+        "      --cross_compile=aarch64-linux-gnu- \\\n"
+        "      --kunitconfig=drivers/xen/events/tests\n"
+        "  ./tools/testing/kunit/kunit.py run --arch=arm \\\n"
+        "      --cross_compile=arm-linux-gnueabihf- \\\n"
+        "      --kunitconfig=drivers/xen/events/tests"),
 }
 
 lines = [l for l in open(template_path).read().split("\n")
@@ -243,64 +293,87 @@ lines = [l for l in open(template_path).read().split("\n")
 subject, blurb = lines[0], "\n".join(lines[1:]).strip("\n")
 for name, text in sections.items():
     blurb = blurb.replace(f"@{name}@", text)
-left = re.findall(r"^@[A-Z]+@$", blurb, re.M)
+left = re.findall(r"@[A-Z_]+@", blurb)
 if left:
     sys.exit(f"{template_path}: unknown section {left[0]}")
 
 open(cover_path, "w").write(subject + "\n\n" + blurb + "\n")
 EOF
-# The cover letter into b4's cover commit (its editor: a copy), then To
-# and Cc, then the mail.
-# shellcheck disable=SC2016 # $1 is the editor script's own argument
-printf '#!/bin/sh\ncp "%s" "$1"\n' "$tmp/cover.txt" >"$tmp/editor"
-chmod +x "$tmp/editor"
-b4cfg core.editor "$tmp/editor"
-b4 prep --edit-cover
-b4 prep --auto-to-cc
-rm -rf "$out"
-b4 send --no-sign -o "$out"
-shopt -s nullglob
-mails=("$out"/*.eml)
-cover=("$out"/0000-*.eml)
-shopt -u nullglob
-((${#mails[@]} == n + 1 && ${#cover[@]} == 1)) ||
-	die "b4 send -o wrote ${#mails[@]} mail(s) in $out, not $n patches and a cover letter; see $b4log"
-# header FILE NAME: a mail header, its folded lines joined.
-header() {
-	sed -n "/^$2: /,/^[^ ]/p" "$1" | sed '$d' | sed "s/^$2: //; s/^ //" | tr '\n' ' ' | sed 's/  */ /g; s/ *$//; s/,$//'
-}
-subject=$(header "${cover[0]}" Subject)
-want="[PATCH$( ((REVISION == 1)) || echo " v$REVISION") 0/$n] $(head -n 1 "$tmp/cover.txt")"
-[[ $subject == "$want" ]] ||
-	die "the cover letter's subject is '$subject', not '$want' (b4 did not take the generated cover letter? see $b4log)"
-# build/linux's base is Debian's linux-source tarball as one commit: its
-# id is nowhere upstream, so b4's base-commit: line would mislead.
-sed -i '/^base-commit: /d' "${cover[0]}"
-# Every maintainer of what the series touches must be in To.
-to=$(header "${cover[0]}" To)
-mapfile -t maint < <(cd "$repo" && $getm --m --nor --nol "${mails[@]:1}")
-((${#maint[@]})) || die "scripts/get_maintainer.pl found no maintainer for the series"
-for m in "${maint[@]}"; do
-	[[ $to == *"$m"* ]] || die "maintainer $m is not in the cover letter's To: ($to); see $b4log"
+	# The cover letter into b4's cover commit (its editor: a copy), then To
+	# and Cc, then the mail.
+	# shellcheck disable=SC2016 # $1 is the editor script's own argument
+	printf '#!/bin/sh\ncp "%s" "$1"\n' "$tmp/cover.txt" >"$tmp/editor"
+	chmod +x "$tmp/editor"
+	b4cfg core.editor "$tmp/editor"
+	b4 prep --edit-cover
+	b4 prep --auto-to-cc
+	b4 send --no-sign -o "$out/$name"
+	shopt -s nullglob
+	mails=("$out/$name"/*.eml)
+	cover=("$out/$name"/0000-*.eml)
+	shopt -u nullglob
+	((${#mails[@]} == count + 1 && ${#cover[@]} == 1)) ||
+		die "b4 send -o wrote ${#mails[@]} mail(s) in $out/$name, not $count patches and a cover letter; see $b4log"
+	subject=$(header "${cover[0]}" Subject)
+	want="[PATCH$( ((REVISION == 1)) || echo " v$REVISION") 0/$count] $(head -n 1 "$tmp/cover.txt")"
+	[[ $subject == "$want" ]] ||
+		die "the cover letter's subject is '$subject', not '$want' (b4 did not take the generated cover letter? see $b4log)"
+	# build/linux's base is Debian's linux-source tarball as one commit:
+	# its id is nowhere upstream, so b4's base-commit: line would mislead.
+	sed -i '/^base-commit: /d' "${cover[0]}"
+	# A series with a KUnit suite goes to the KUnit maintainers and lists
+	# too (Cc:, every mail of it).
+	if grep -q '^+++ b/.*kunit' "${mails[@]:1}"; then
+		mapfile -t kcc < <(kunit_cc)
+		((${#kcc[@]})) || die "scripts/get_maintainer.pl found no KUnit maintainer (include/kunit/test.h)"
+		python3 - "${mails[@]}" -- "${kcc[@]}" <<'EOF'
+import sys
+args = sys.argv[1:]
+files, extra = args[:args.index("--")], args[args.index("--") + 1:]
+for f in files:
+    head, sep, body = open(f).read().partition("\n\n")
+    lines = head.split("\n")
+    for i, l in enumerate(lines):
+        if l.startswith("Cc: "):
+            j = i + 1
+            while j < len(lines) and lines[j].startswith((" ", "\t")):
+                j += 1
+            have = " ".join(lines[i:j])
+            add = [a for a in extra if a.split("<")[-1].rstrip(">") not in have]
+            if add:
+                lines[j - 1] += ","
+                lines[j:j] = [" " + a + ("," if k < len(add) - 1 else "")
+                              for k, a in enumerate(add)]
+            break
+    else:
+        lines.append("Cc: " + ", ".join(extra))
+    open(f, "w").write("\n".join(lines) + sep + body)
+EOF
+	fi
+	# Every maintainer of what the series touches must be in To.
+	to=$(header "${cover[0]}" To)
+	mapfile -t maint < <(cd "$repo" && $getm --m --nor --nol "${mails[@]:1}")
+	((${#maint[@]})) || die "scripts/get_maintainer.pl found no maintainer for the series"
+	for m in "${maint[@]}"; do
+		[[ $to == *"$m"* ]] || die "maintainer $m is not in the cover letter's To: ($to); see $b4log"
+	done
+	say "$name: $count patch(es) and a cover letter in ${out#"$ROOT"/}/$name/ (To: $to; Cc: $(header "${cover[0]}" Cc))"
+	all_mails+=("${mails[@]:1}")
 done
-say "$n patch(es) and a cover letter in $out/ (To: $to)"
 
 # build/linux has no upstream history, so checkpatch cannot resolve the
 # commit ids of Fixes: tags and the like: don't let that fail the series.
 # FILE_PATH_CHANGES ("does MAINTAINERS need updating?") fires for any new
 # file; the series' new files are all covered by existing entries
-# (drivers/xen/ and, from patch 5, Documentation/virt/xen/ in XEN
-# HYPERVISOR INTERFACE).
+# (drivers/xen/ in XEN HYPERVISOR INTERFACE).
 say "checkpatch --strict (not checked: commit ids in Fixes: etc., no upstream history; FILE_PATH_CHANGES, every new file has a MAINTAINERS entry)"
 # checkpatch's stderr (e.g. scripts/spdxcheck.py failing) goes to a log.
 errlog=$LOGS/series-checkpatch-stderr.log
-mkdir -p "$LOGS"
 : >"$errlog"
 bad=0
 cd "$LINUX"
-for p in "$out"/*.eml; do
-	name=$(basename "$p")
-	[[ $name != 0000-* ]] || continue
+for p in "${all_mails[@]}"; do
+	name=${p#"$out"/}
 	# Debian's python3 (with python3-ply, python3-git) for spdxcheck.py.
 	report=$(PATH=/usr/bin:$PATH ./scripts/checkpatch.pl --strict --ignore UNKNOWN_COMMIT_ID,FILE_PATH_CHANGES "$p" 2>>"$errlog") || true
 	total=$(grep -m1 '^total: ' <<<"$report" || true)
@@ -316,7 +389,6 @@ done
 	warn "checkpatch.pl printed errors of its own (some checks may have been skipped); see $errlog"
 ((bad == 0)) || die "checkpatch --strict: $bad of $n patch(es) have errors, warnings or checks"
 say "checkpatch --strict: all $n patch(es) clean"
-
 # The documentation: kernel-doc of the new headers, and the virt/ book
 # (Debian's python3-sphinx), where a warning about the series' files is a
 # failure (the base has warnings of its own elsewhere in virt/).
