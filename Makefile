@@ -39,9 +39,9 @@ deps:
 tree: deps
 	@mk/tree.sh
 
-# The KUnit suite under QEMU (mk/kunit.sh): ARCH=x86_64|arm64|arm,
+# The KUnit suite under QEMU (mk/kunit.sh): ARCH=x86_64|arm64|arm|i386,
 # KUNIT_KCONFIG_ADD="CONFIG_...=y ...", KUNIT_BUILD_DIR=<name in build/>.
-## kunit: the KUnit suites under QEMU for ARCH=x86_64|arm64|arm (KUNIT_FILTER=, KUNIT_KCONFIG_ADD=, KUNIT_BUILD_DIR=)
+## kunit: the KUnit suites under QEMU for ARCH=x86_64|arm64|arm|i386 (KUNIT_FILTER=, KUNIT_KCONFIG_ADD=, KUNIT_BUILD_DIR=)
 kunit: tree
 	@mk/kunit.sh $(ARCH)
 
@@ -156,7 +156,7 @@ vee-report:
 # '#= VARIABLE: what it does' lines are the variables make help lists, one
 # line each (mk/check.sh checks that the scripts read each of them).
 #= BASE: 7.3 (default), 6.12 or 6.1: the base every target works on
-#= ARCH: x86_64 (default), arm64 or arm: make kunit's and make xen-test's architecture
+#= ARCH: x86_64 (default), arm64 or arm (make kunit: also i386): make kunit's and make xen-test's architecture
 #= KCONFIG: a .config (or .config.xz) for make and make deb instead of defconfig + xen.config
 #= LOCALVERSION: make deb's release suffix (default -evtchn-rr)
 #= KUNIT_CONFIGS: make check's KUnit configurations (x86_64 arm64 arm i386 x86_64-rt x86_64-san arm-san, or none)
