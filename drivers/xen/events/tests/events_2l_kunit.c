@@ -4,14 +4,10 @@
  *
  * Included at the end of events_2l.c, as fs/exec.c includes its tests, so
  * that the cases run the real evtchn_2l_handle_events() on the file's own
- * per-CPU state.  For one pass the test swaps in, on its CPU, a fake
- * shared_info, vcpu_info, channel mask and cursor, with migration (not
- * interrupts) disabled, and takes the services through static stubs of
- * handle_irq_for_port() and irq_evtchn_from_virq().  shared_info is global:
- * on Xen other CPUs would scan the fake one, so the suite skips itself.
- *
- * Ports are written as PORT(word, bit), so that every case runs with
- * every size of event word.  Xen never binds port 0: 0 ends a list.
+ * per-CPU state, through static stubs of handle_irq_for_port() and
+ * irq_evtchn_from_virq().  Ports are written as PORT(word, bit), so that
+ * every case runs with every size of event word.  Xen never binds port 0:
+ * 0 ends a list.
  */
 
 #include <kunit/static_stub.h>
@@ -19,7 +15,7 @@
 #include <linux/irq.h>
 #include <linux/prandom.h>
 
-#define WORDS		BITS_PER_EVTCHN_WORD
+#define WORDS		BITS_PER_EVTCHN_WORD	/* selector bits, words */
 #define PORT(w, b)	((w) * BITS_PER_EVTCHN_WORD + (b))
 #define LAST		(BITS_PER_EVTCHN_WORD - 1)
 #define PASS		(-1)	/* the end of a pass, in a list of services */
@@ -29,7 +25,6 @@ struct evtchn_2l_test {
 	struct shared_info *shared;
 	struct vcpu_info vcpu;
 	xen_ulong_t bound[EVTCHN_MASK_SIZE];	/* this CPU's ports */
-	xen_ulong_t saved[EVTCHN_MASK_SIZE];
 	unsigned int cursor;	/* the port the next pass starts at */
 	int timer;		/* VIRQ_TIMER's port, 0 if none */
 	int reraise;		/* sent again when first handled, 0 if none */
@@ -38,7 +33,7 @@ struct evtchn_2l_test {
 	unsigned int nr;
 	int handled[MAX_HANDLED];
 	int expect[MAX_HANDLED];
-	char text[2][PAGE_SIZE];
+	char text[2][128];
 };
 
 struct evtchn_2l_test_case {
@@ -92,14 +87,17 @@ static int evtchn_2l_test_from_virq(unsigned int cpu, unsigned int virq,
 }
 
 /*
- * The flow handler of the test's VIRQ_TIMER IRQ, which the upcall calls
- * through generic_handle_irq() from the test's task: it takes no lock, and
- * handle_irq_desc() refuses a task only IRQs marked
- * IRQD_HANDLE_ENFORCE_IRQCTX, which this one is not.
+ * The flow handler of the test's VIRQ_TIMER IRQ.  generic_handle_irq()
+ * wants IRQ context for the flow handlers that take desc->lock and use the
+ * IRQ registers; the upcall calls it here from the test's task, which
+ * handle_irq_desc() refuses only for IRQs marked IRQD_HANDLE_ENFORCE_IRQCTX:
+ * this handler is the test's own and does neither.
  */
 static void evtchn_2l_test_timer_flow(struct irq_desc *desc)
 {
-	evtchn_2l_test_handle(*(int *)irq_desc_get_handler_data(desc), NULL);
+	struct evtchn_2l_test *t = kunit_get_current_test()->priv;
+
+	evtchn_2l_test_handle(t->timer, NULL);
 }
 
 static void evtchn_2l_test_free_irq(void *irq)
@@ -125,9 +123,9 @@ static int evtchn_2l_test_init(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, 0,
 			kunit_add_action_or_reset(test, evtchn_2l_test_free_irq,
 						  (void *)(unsigned long)irq));
+	irq_set_status_flags(irq, IRQ_NOREQUEST | IRQ_NOPROBE);
 	irq_set_chip_and_handler(irq, &dummy_irq_chip,
 				 evtchn_2l_test_timer_flow);
-	irq_set_handler_data(irq, &t->timer);
 	t->timer_irq = irq;
 	test->priv = t;
 
@@ -138,12 +136,19 @@ static int evtchn_2l_test_init(struct kunit *test)
 	return 0;
 }
 
-/* One pass of the upcall on the fake state, and a PASS mark after it. */
+/*
+ * One pass of the upcall on the fake state, and a PASS mark after it.  The
+ * fake shared_info, vcpu_info, channel mask and cursor are swapped in on
+ * this CPU with migration disabled, not interrupts: the static stubs'
+ * lookup takes a spinlock_t.  Another task may run meanwhile, with the
+ * global shared_info swapped: harmless, as nothing reads it off Xen (the
+ * suite skips itself on Xen).  Nothing between the swaps may assert.
+ */
 static void evtchn_2l_test_pass(struct evtchn_2l_test *t)
 {
 	struct shared_info *shared;
 	struct vcpu_info *vcpu;
-	unsigned int cpu, word, bit;
+	unsigned int cpu, word, bit, i;
 	xen_ulong_t *mask;
 
 	migrate_disable();
@@ -153,9 +158,9 @@ static void evtchn_2l_test_pass(struct evtchn_2l_test *t)
 	vcpu = __this_cpu_read(xen_vcpu);
 	word = __this_cpu_read(current_word_idx);
 	bit = __this_cpu_read(current_bit_idx);
-	memcpy(t->saved, mask, sizeof(t->saved));
 
-	memcpy(mask, t->bound, sizeof(t->bound));
+	for (i = 0; i < EVTCHN_MASK_SIZE; i++)
+		swap(mask[i], t->bound[i]);
 	HYPERVISOR_shared_info = t->shared;
 	__this_cpu_write(xen_vcpu, &t->vcpu);
 	__this_cpu_write(current_word_idx, t->cursor / BITS_PER_EVTCHN_WORD);
@@ -169,7 +174,8 @@ static void evtchn_2l_test_pass(struct evtchn_2l_test *t)
 	__this_cpu_write(current_word_idx, word);
 	__this_cpu_write(xen_vcpu, vcpu);
 	HYPERVISOR_shared_info = shared;
-	memcpy(mask, t->saved, sizeof(t->saved));
+	for (i = 0; i < EVTCHN_MASK_SIZE; i++)
+		swap(mask[i], t->bound[i]);
 	migrate_enable();
 
 	if (t->nr < MAX_HANDLED)
@@ -180,12 +186,11 @@ static void evtchn_2l_test_pass(struct evtchn_2l_test *t)
 static char *evtchn_2l_test_text(char *buf, const int *p, unsigned int k,
 				 unsigned int n)
 {
-	size_t len = scnprintf(buf, PAGE_SIZE, "%s", k ? " ..." : "");
+	size_t len = scnprintf(buf, 128, "%s", k ? " ..." : "");
 
 	for (n = min(n, k + 12); k < n; k++)
-		len += p[k] == PASS ?
-		       scnprintf(buf + len, PAGE_SIZE - len, " |") :
-		       scnprintf(buf + len, PAGE_SIZE - len, " %d", p[k]);
+		len += p[k] == PASS ? scnprintf(buf + len, 128 - len, " |") :
+		       scnprintf(buf + len, 128 - len, " %d", p[k]);
 	return buf;
 }
 
@@ -255,7 +260,7 @@ static void evtchn_2l_test_last_port(struct kunit *test)
 	evtchn_2l_test_run(test, &c);
 }
 
-/* Retiring a word keeps the selector bits 32-63 (patch 1: 32-bit Arm). */
+/* Retiring a word keeps the selector bits 32-63 (on 32-bit Arm). */
 static void evtchn_2l_test_high_words(struct kunit *test)
 {
 	static const struct evtchn_2l_test_case c = {
@@ -266,7 +271,7 @@ static void evtchn_2l_test_high_words(struct kunit *test)
 	evtchn_2l_test_run(test, &c);
 }
 
-/* An active VIRQ_TIMER port in the upper words goes first (patch 2). */
+/* An active VIRQ_TIMER port in the upper words goes first. */
 static void evtchn_2l_test_timer_first(struct kunit *test)
 {
 	static const struct evtchn_2l_test_case c = {
@@ -281,7 +286,7 @@ static void evtchn_2l_test_timer_first(struct kunit *test)
 /*
  * The start word is scanned from the cursor up, then, after the other
  * words, below the cursor: a port above the cursor raised again when
- * handled waits for the next pass (patch 3).
+ * handled waits for the next pass.
  */
 static void evtchn_2l_test_split_start_word(struct kunit *test)
 {
@@ -335,6 +340,9 @@ static void evtchn_2l_test_reference(struct kunit *test)
 		t->cursor = prandom_u32_state(&rnd) % EVTCHN_2L_NR_CHANNELS;
 		t->timer = prandom_u32_state(&rnd) % EVTCHN_2L_NR_CHANNELS;
 		t->timer = state % 4 ? t->timer : 0;
+		for (i = 0; state % 4 == 1 && i < EVTCHN_2L_NR_CHANNELS &&
+		     !evtchn_2l_test_active(t, t->timer); i++)	/* an active one */
+			t->timer = (t->timer + 1) % EVTCHN_2L_NR_CHANNELS;
 		t->reraise_all = state % 2;
 
 		start = t->cursor;
