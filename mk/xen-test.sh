@@ -306,10 +306,13 @@ LOAD_PIDS=()
 qemu_tick() {
 	local q t comm run wait line=$SECONDS
 	q=$(pgrep -P "$QEMU_PID" 2>/dev/null | head -n 1) || return 0
+	# QEMU may be exiting: a thread (or QEMU) gone between the glob and
+	# the reads is skipped.  Not $(<file): under set -e a failed
+	# redirection there ends the script, "|| continue" or not.
 	for t in /proc/"$q"/task/*; do
-		comm=$(<"$t/comm") 2>/dev/null || continue
+		comm=$(cat "$t/comm" 2>/dev/null) || continue
 		[[ $comm == *TCG* ]] || continue
-		read -r run wait _ <"$t/schedstat" 2>/dev/null || continue
+		{ read -r run wait _ <"$t/schedstat"; } 2>/dev/null || continue
 		line+=" ${comm// /_}=$run:$wait"
 	done
 	echo "$line" >>"$L-qemu-sched.log"
