@@ -25,6 +25,7 @@ struct evtchn_2l_test {
 	struct shared_info *shared;
 	struct vcpu_info vcpu;
 	xen_ulong_t bound[EVTCHN_MASK_SIZE];	/* this CPU's ports */
+	xen_ulong_t saved[EVTCHN_MASK_SIZE];	/* the real ones, meanwhile */
 	unsigned int cursor;	/* the port the next pass starts at */
 	int timer;		/* VIRQ_TIMER's port, 0 if none */
 	int reraise;		/* sent again when first handled, 0 if none */
@@ -148,7 +149,7 @@ static void evtchn_2l_test_pass(struct evtchn_2l_test *t)
 {
 	struct shared_info *shared;
 	struct vcpu_info *vcpu;
-	unsigned int cpu, word, bit, i;
+	unsigned int cpu, word, bit;
 	xen_ulong_t *mask;
 
 	migrate_disable();
@@ -159,8 +160,8 @@ static void evtchn_2l_test_pass(struct evtchn_2l_test *t)
 	word = __this_cpu_read(current_word_idx);
 	bit = __this_cpu_read(current_bit_idx);
 
-	for (i = 0; i < EVTCHN_MASK_SIZE; i++)
-		swap(mask[i], t->bound[i]);
+	memcpy(t->saved, mask, sizeof(t->saved));
+	memcpy(mask, t->bound, sizeof(t->bound));	/* the stubs read bound */
 	HYPERVISOR_shared_info = t->shared;
 	__this_cpu_write(xen_vcpu, &t->vcpu);
 	__this_cpu_write(current_word_idx, t->cursor / BITS_PER_EVTCHN_WORD);
@@ -174,8 +175,7 @@ static void evtchn_2l_test_pass(struct evtchn_2l_test *t)
 	__this_cpu_write(current_word_idx, word);
 	__this_cpu_write(xen_vcpu, vcpu);
 	HYPERVISOR_shared_info = shared;
-	for (i = 0; i < EVTCHN_MASK_SIZE; i++)
-		swap(mask[i], t->bound[i]);
+	memcpy(mask, t->saved, sizeof(t->saved));
 	migrate_enable();
 
 	if (t->nr < MAX_HANDLED)
