@@ -65,8 +65,9 @@ check: replay-check
 ## refresh: build/linux's commits back into patches/ and the new files
 refresh: deps
 	@mk/refresh.sh
-# The series as mail in build/series/, checked by checkpatch.pl --strict.
-## series: the series as mail in build/series/, checked (SIGNOFF=, AUTHOR=, REVISION=)
+# The two series as mail in build/series/fixes/ and build/series/rr/ (there
+# only once every check passed), checked by checkpatch.pl --strict.
+## series: the two series as mail in build/series/fixes/ and rr/, checked (SIGNOFF=, AUTHOR=, REVISION=)
 series: tree
 	@mk/series.sh
 
@@ -166,7 +167,7 @@ vee-report:
 #= SIGNOFF: make series' sender, "Name <mail>" (default: git's user.name and user.email)
 #= AUTHOR: make series' author of every patch, "Name <mail>" (default: the sender)
 #= REVISION: make series' version, n > 1 for "[PATCH vn ...]"
-#= COVER_FIGURES: 0: make series leaves build/out's figures out of the cover letter
+#= COVER_FIGURES: 0: make series leaves bloat-o-meter (make objsize) out of the cover letters
 #= KUNIT_XEN_TEST: 0: make kunit's x86_64 kernel without lab/xen/xen-test.config (as the sanitizer build)
 #= KUNIT_ACCEL: tcg (default) or any: QEMU's accelerators for make kunit (any: kunit.py's choice)
 #= SERIES_TEST: 0: make check leaves make series out

@@ -33,7 +33,11 @@ set -euo pipefail
 	die "make series mails the series against $MAIN_BASE; for BASE=$SERIES_BASE's variant see git -C ${LINUX#"$ROOT"/} log base..HEAD"
 require_tree
 
-out=$BUILD/series
+# The mail is written to build/series.new/ and becomes build/series/ only
+# once every check passed: a failing run leaves no .eml where
+# "git send-email build/series/*/*.eml" would pick it up.
+final=$BUILD/series
+out=$BUILD/series.new
 # The series is base..$tip: the commits of patches/series up to the first
 # "lab:" one (the rig's, never mailed; they come last).
 tip=base
@@ -166,7 +170,7 @@ header() {
 	sed -n "/^$2: /,/^[^ ]/p" "$1" | sed '$d' | sed "s/^$2: //; s/^ //" | tr '\n' ' ' | sed 's/  */ /g; s/ *$//; s/,$//'
 }
 
-rm -rf "$out"
+rm -rf "$out" "$final"
 mkdir -p "$out"
 all_mails=()
 for part in "${parts[@]}"; do
@@ -407,12 +411,15 @@ say "kernel-doc -none -Wall: ${#docs[@]} new source files clean"
 mapfile -t ours < <(git diff --name-only "base..$last" -- Documentation 'drivers/*.h')
 if ((${#ours[@]} == 0)); then
 	say "htmldocs: not built, the series changes no documentation"
-	exit 0
+else
+	doclog=$LOGS/series-htmldocs.log
+	say "make SPHINXDIRS=virt htmldocs (log: $doclog) ..."
+	PATH=/usr/bin:$PATH make O="$BUILD/docs" SPHINXDIRS=virt htmldocs >"$doclog" 2>&1 ||
+		die "make SPHINXDIRS=virt htmldocs failed; see $doclog"
+	new=$(grep -E 'WARNING|ERROR' "$doclog" | grep -F "${ours[@]/#/-e}" || true)
+	[[ -z $new ]] || { printf '        %s\n' "${new//$'\n'/$'\n'        }"; die "htmldocs: warnings in the series' files; see $doclog"; }
+	say "htmldocs: no warning in the series' files (${#ours[@]} files; $(grep -cE 'WARNING|ERROR' "$doclog" || true) warning(s) in virt/ files the series does not touch)"
 fi
-doclog=$LOGS/series-htmldocs.log
-say "make SPHINXDIRS=virt htmldocs (log: $doclog) ..."
-PATH=/usr/bin:$PATH make O="$BUILD/docs" SPHINXDIRS=virt htmldocs >"$doclog" 2>&1 ||
-	die "make SPHINXDIRS=virt htmldocs failed; see $doclog"
-new=$(grep -E 'WARNING|ERROR' "$doclog" | grep -F "${ours[@]/#/-e}" || true)
-[[ -z $new ]] || { printf '        %s\n' "${new//$'\n'/$'\n'        }"; die "htmldocs: warnings in the series' files; see $doclog"; }
-say "htmldocs: no warning in the series' files (${#ours[@]} files; $(grep -cE 'WARNING|ERROR' "$doclog" || true) warning(s) in virt/ files the series does not touch)"
+rm -rf "$final"
+mv "$out" "$final"
+say "the mail: ${final#"$ROOT"/}/*/*.eml"
