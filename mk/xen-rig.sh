@@ -87,7 +87,12 @@ rig_init() {
 	[[ $XEN_ARCH != x86_64 ]] || KCONFIG_BUILTIN+=(XEN_PV)
 	[[ $XEN_ARCH == x86_64 ]] || KCONFIG_BUILTIN+=(SMP)
 	KCONFIG_MODULES=(XEN_DEV_EVTCHN XENFS XEN_PRIVCMD XEN_GNTDEV)
-	KCONFIG_KUNIT=(KUNIT XEN_EVTCHN_2L_KUNIT_TEST)
+	# The test kernel's: the suite, and modules for the live suite's.
+	KCONFIG_KUNIT=(KUNIT XEN_EVTCHN_2L_KUNIT_TEST MODULES)
+	# The live KUnit suite, lab/live/, an out-of-tree module built against
+	# the test kernel's build directory in LIVE_DIR (build_live_module).
+	LIVE_DIR=$XBUILD/live
+	LIVE_KO=
 	case $XEN_ARCH in
 	x86_64) XEN_ARGS="console=com1 com1=115200 dom0_mem=1024M,max:1024M dom0_max_vcpus=2 spec-ctrl=eager-fpu" ;;
 	*) XEN_ARGS="console=dtuart dom0_mem=768M dom0_max_vcpus=2" ;;
@@ -181,7 +186,7 @@ unpack_package() {
 		MODDIR=$PKG_DIR/lib/modules/$krel
 	fi
 	check_outside
-	say "kernel: $name $(dpkg-deb -f "$PKG" Version) (release $krel, ${MODDIR:+modules, }KUnit suite: $( ((HAS_KUNIT)) && echo built in || echo no))"
+	say "kernel: $name $(dpkg-deb -f "$PKG" Version) (release $krel${MODDIR:+, modules}; live KUnit suite: not run, its module is built for the test kernel only)"
 }
 
 # unpack_image: IMAGE=path, a kernel image as make leaves it in build/out:
@@ -208,12 +213,13 @@ unpack_image() {
 		[[ -n $MODDIR ]] || die "IMAGE=$PKG: ${tars[0]} has no lib/modules/RELEASE"
 	fi
 	check_outside
-	say "kernel: $PKG (configuration $KCONFIG_FILE${MODDIR:+, modules $(basename "${tars[0]}")}, KUnit suite: $( ((HAS_KUNIT)) && echo built in || echo no))"
+	say "kernel: $PKG (configuration $KCONFIG_FILE${MODDIR:+, modules $(basename "${tars[0]}")}; live KUnit suite: not run, its module is built for the test kernel only)"
 }
 
 # check_outside: a DEB= or IMAGE= kernel's configuration against what the
 # stages need (KCONFIG_BUILTIN =y; KCONFIG_MODULES =y, or =m with
-# modules); sets HAS_KUNIT (KCONFIG_KUNIT all =y).
+# modules).  The live KUnit suite is a module of the test kernel's build
+# directory: HAS_KUNIT=0, its stages are reported as not run.
 check_outside() {
 	local opt what="${PKG_KIND^^}=$PKG" cfg=${KCONFIG_FILE##*/}
 	for opt in "${KCONFIG_BUILTIN[@]}"; do
@@ -227,10 +233,7 @@ check_outside() {
 			die "$what: CONFIG_$opt=m but it comes with no modules"
 		fi
 	done
-	HAS_KUNIT=1
-	for opt in "${KCONFIG_KUNIT[@]}"; do
-		grep -qx "CONFIG_$opt=y" "$KCONFIG_FILE" || HAS_KUNIT=0
-	done
+	HAS_KUNIT=0
 }
 
 check_kernel() {
@@ -368,6 +371,27 @@ build_stress() {
 	[[ -x $STRESS ]] || die "$STRESS missing after make evtchn-stress"
 }
 
+# build_live_module: the live KUnit suite (lab/live/) as a module of the
+# test kernel, built in a copy of lab/live in LIVE_DIR (M=) with W=1, as
+# the kernel test robot builds (a warning stops the run); sets LIVE_KO.
+# The inits of dom0 and the guest load it (stage live-kunit).
+build_live_module() {
+	local log=${L:-$LOGS/xen-rig-$XEN_ARCH}-live-module.log arch=$XEN_ARCH
+	[[ -z $PKG_KIND ]] || return 0
+	[[ $arch != x86_64 ]] || arch=x86
+	rm -rf "$LIVE_DIR"
+	mkdir -p "$LIVE_DIR"
+	cp "$ROOT"/lab/live/Kbuild "$ROOT"/lab/live/*.c "$LIVE_DIR/"
+	say "building the live KUnit module (lab/live/, M=${LIVE_DIR#"$ROOT"/}; log: ${log#"$ROOT"/})"
+	make -C "$KDIR" M="$LIVE_DIR" ARCH="$arch" \
+		CROSS_COMPILE="$(cross_prefix "$XEN_ARCH")" W=1 modules >"$log" 2>&1 ||
+		die "cannot build lab/live's module against ${KDIR#"$ROOT"/} (see $log)"
+	! grep -E '(warning|error):' "$log" ||
+		die "lab/live's module builds with warnings (see $log)"
+	LIVE_KO=$LIVE_DIR/events_2l_live_kunit.ko
+	[[ -f $LIVE_KO ]] || die "$LIVE_KO missing after the module's build (see $log)"
+}
+
 # ------------------------------------------------------------ initramfs ---
 # stage_libs DIR FILE...: the shared libraries FILE... need (ldd on the
 # host, against the installed packages) into DIR, at the same paths.  On
@@ -443,6 +467,10 @@ busybox_root() {
 	ln -s busybox "$dir/bin/sh"
 	install -m 755 "$2" "$dir/init"
 	install -m 755 "$STRESS" "$dir/usr/bin/evtchn-stress"
+	if [[ -n $LIVE_KO ]]; then
+		mkdir -p "$dir/usr/lib/xen-test"
+		install -m 644 "$LIVE_KO" "$dir/usr/lib/xen-test/"
+	fi
 	if [[ -n $MODDIR ]] && ((FOREIGN)); then
 		copy_modules "$dir"
 	elif [[ -n $MODDIR ]]; then
@@ -635,6 +663,7 @@ rig_prepare() {
 	check_host
 	require_tree
 	check_kernel
+	build_live_module
 	fetch_xen
 	build_stress
 }

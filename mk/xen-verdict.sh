@@ -113,20 +113,35 @@ expected_suites() {
 	echo "${KUNIT_ON_XEN#kunit.filter_glob=}"
 }
 
-# kunit_stage WHO CONSOLE INIT_MARK: the KTAP of CONSOLE up to INIT_MARK
-# (the init's first line) in $L-WHO-ktap.log, parsed by kunit.py (its
+# kunit_stage WHO CONSOLE INIT_MARK STAGE: the KTAP of the live suite's
+# module, loaded by the init between the markers of STAGE (under a KTAP
+# header if it has none: before 6.3 a module's suite prints none), or, in
+# a log of a kernel with the
+# suite built in (before lab/live/), the KTAP of CONSOLE up to INIT_MARK
+# (the init's first line); in $L-WHO-ktap.log, parsed by kunit.py (its
 # output in $L-WHO-kunit.txt, its results as JSON in $L-WHO-kunit.json,
 # counted by kunit_counts).
 kunit_stage() {
-	local who=$1 console=$2 mark=$3 ktap=$L-$1-ktap.log out=$L-$1-kunit.txt
-	local json=$L-$1-kunit.json counts p f s status=0 suite missing=() bad
+	local who=$1 console=$2 mark=$3 stage=$4 ktap=$L-$1-ktap.log out=$L-$1-kunit.txt
+	local json=$L-$1-kunit.json counts p f s status=0 suite missing=() bad rc
 	# Boot messages printed meanwhile (e.g. "Freeing initrd memory") start
 	# in column 0 and are not KTAP: leave them out, or kunit.py misreads the
 	# suite they fall into.  KTAP's own column-0 lines are kept.
-	awk -v m="$mark" 'index($0, m) { exit } /KTAP version 1/ { k = 1 }
-		k && (/^[ \t]/ || /^(KTAP version|1\.\.|ok |not ok |# )/)' \
-		"$console" >"$ktap"
-	if [[ ! -s $ktap ]]; then
+	local is_ktap='/^[ \t]/ || /^(KTAP version|1\.\.|ok |not ok |# )/'
+	rc=$(marker_rc "$console" "$stage")
+	if [[ $rc == missing ]] && ! grep -q "^xen-test: stage $stage begin" "$console"; then
+		awk -v m="$mark" "index(\$0, m) { exit } /KTAP version 1/ { k = 1 }
+			k && ($is_ktap)" "$console" >"$ktap"
+	elif [[ $rc != 0 ]]; then
+		fail "$who KUnit" "loading the live suite's module: $(rc_text "$rc") (see $console)"
+		return
+	else
+		between "$console" "$stage" | awk "$is_ktap" >"$ktap"
+		if [[ $(head -n 1 "$ktap") != "KTAP version 1" ]]; then
+			sed -i '1i KTAP version 1\n1..1' "$ktap"
+		fi
+	fi
+	if ! grep -qE '^ *(not )?ok ' "$ktap"; then
 		fail "$who KUnit" "no KTAP output in $console"
 		return
 	fi
@@ -193,9 +208,9 @@ judge() {
 	fi
 
 	if ((HAS_KUNIT)); then
-		kunit_stage dom0 "$d0" "xen-test: dom0 init started"
+		kunit_stage dom0 "$d0" "xen-test: dom0 init started" live-kunit
 	else
-		say "dom0 KUnit: not run (the kernel has no KUnit suite built in; not counted)"
+		say "dom0 KUnit: not run (the live suite's module is built for the test kernel only; not counted)"
 	fi
 
 	# dom0 stress: TAP, then the program's closing line.
@@ -240,7 +255,7 @@ judge() {
 	if ! ((HAS_KUNIT)); then
 		say "domU KUnit: not run (as in dom0; not counted)"
 	elif [[ -s $du ]]; then
-		kunit_stage domU "$du" "xen-test: domU init started"
+		kunit_stage domU "$du" "xen-test: domU init started" domU-live-kunit
 	else
 		fail "domU KUnit" "no guest console log"
 	fi

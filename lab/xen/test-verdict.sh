@@ -9,7 +9,9 @@
 # tests/x86-serial.log and tests/arm-serial.log are the serial logs of two
 # passing runs of make xen-test (x86_64 and ARCH=arm, Xen 4.17.7, Linux
 # 7.3.4 with the series; the x86 one with the exchange's control port,
-# p99 and late figures), kept as they were.  Each must pass as it is; then
+# p99 and late figures), kept as they were, from before the live suite
+# became a module: its KTAP at boot.  tests/x86-module-serial.log is a
+# run with the module (see below).  Each must pass as it is; then
 # each change below, made to a copy of the x86 log, must fail the one stage
 # it breaks and no other ("8 passed, 1 failed"): an event lost in the
 # exchange, the exchange cut short without the peer's time budget saying
@@ -169,6 +171,24 @@ mutate watchdog '/^xen-test: stage xen-tools end rc=0/a xen-test: watchdog: dom0
 	{ judge watchdog; expect watchdog 1 "8 passed, 1 failed" "shutdown"; }
 mutate arm-ports 's/^evtchn-stress: ports 3\.\.4094,/evtchn-stress: ports 3..4000,/' arm-serial.log &&
 	{ judge arm-ports --arch arm; expect arm-ports 1 "8 passed, 1 failed" "dom0 stress"; }
+# The live suite as an out-of-tree module (lab/live/), loaded by the inits
+# between the markers of stages live-kunit and domU-live-kunit:
+# tests/x86-module-serial.log, a passing run (7.3.4 with the series, Xen
+# 4.17.7, with guest faults), must pass; so must its module output without
+# the KTAP header (as before 6.3); a case failing there, the module not
+# loading, or a load that never ends must fail that domain's KUnit stage.
+cp "$here/tests/x86-module-serial.log" "$tmp/module-serial.log"
+judge module
+expect module 0 "10 passed, 0 failed"
+mutate module-no-header '/^xen-test: stage live-kunit begin/,/^    KTAP version 1$/{/^KTAP version 1$/d; /^1\.\.1$/d}' x86-module-serial.log &&
+	{ judge module-no-header; expect module-no-header 0 "10 passed, 0 failed"; }
+mutate module-case '/^xen-test: stage live-kunit begin/,/^xen-test: stage live-kunit end/s/^    ok 4 evtchn_2l_live_test_start_word_split$/    not ok 4 evtchn_2l_live_test_start_word_split/' x86-module-serial.log &&
+	{ judge module-case; expect module-case 1 "9 passed, 1 failed" "dom0 KUnit"; }
+mutate module-load 's/^xen-test: stage live-kunit end rc=0/xen-test: stage live-kunit end rc=1/' x86-module-serial.log &&
+	{ judge module-load; expect module-load 1 "9 passed, 1 failed" "dom0 KUnit"; }
+mutate module-hung '/^xen-test: stage domU-live-kunit end rc=0/d' x86-module-serial.log &&
+	{ judge module-hung; expect module-hung 1 "9 passed, 1 failed" "domU KUnit"; }
+
 cp "$here/tests/x86-serial.log" "$tmp/killed-serial.log"
 judge killed --qemu-status 124 --qemu-time 600
 expect killed 1 "8 passed, 1 failed" "shutdown"

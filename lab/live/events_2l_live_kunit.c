@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Live KUnit cases for the Xen 2-level event channel upcall.
+ * Live KUnit cases for the Xen 2-level event channel upcall: an
+ * out-of-tree module of the test rig, never mailed (lab/live/README).
  *
  * The cases of events_2l_kunit.c run the upcall on a fake shared_info.
  * These run it on Xen's: they allocate loopback event
@@ -30,12 +31,14 @@ struct evtchn_2l_cursor {
 #include <linux/cpumask.h>
 #include <linux/delay.h>
 #include <linux/interrupt.h>
+#include <linux/irq.h>
 #include <linux/irqflags.h>
 #include <linux/kernel_stat.h>
 #include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/sched.h>
 #include <linux/sort.h>
+#include <linux/version.h>
 
 #include <asm/xen/hypercall.h>
 #include <asm/xen/hypervisor.h>
@@ -44,7 +47,12 @@ struct evtchn_2l_cursor {
 #include <xen/interface/event_channel.h>
 #include <xen/xen.h>
 
-#include "../events_internal.h"
+/* drivers/xen/events/, on the include path (Kbuild) */
+#include "events_internal.h"
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 3, 0)
+/* The KUnit interfaces 6.1 lacks, from the series' 6.1 backport */
+#include "tests/events_2l_kunit_6_1.h"
+#endif
 
 /* Services logged by one case, at most. */
 #define LIVE_LOG_MAX		4096
@@ -96,6 +104,17 @@ static unsigned int live_nr_ports(void)
 	return EVTCHN_2L_NR_CHANNELS;
 }
 
+/*
+ * IRQs of @irq handled on @cpu: kstat_irqs_cpu(), which is not exported,
+ * nor is irq_to_desc().
+ */
+static unsigned int live_irqs_cpu(unsigned int irq, unsigned int cpu)
+{
+	struct irq_data *data = irq_get_irq_data(irq);
+
+	return data ? irq_desc_kstat_cpu(irq_data_to_desc(data), cpu) : 0;
+}
+
 static irqreturn_t live_handler(int irq, void *dev_id)
 {
 	struct live_port *lp = dev_id;
@@ -106,7 +125,7 @@ static irqreturn_t live_handler(int irq, void *dev_id)
 		return IRQ_HANDLED;
 	if (ctx->log_len == 0 && ctx->timer_port)
 		ctx->timer_unserviced_at_first =
-			kstat_irqs_cpu(ctx->timer_irq, cpu) == ctx->timer_count;
+			live_irqs_cpu(ctx->timer_irq, cpu) == ctx->timer_count;
 	if (ctx->log_len < LIVE_LOG_MAX) {
 		ctx->log[ctx->log_len].port = lp->port;
 		ctx->log[ctx->log_len].cpu = cpu;
@@ -341,7 +360,7 @@ static struct evtchn_2l_cursor live_raise(struct kunit *test,
 				 evtchn_2l_kunit_port_pending(timer_port);
 		if (timer_port) {
 			ctx->timer_irq = irq_from_evtchn(timer_port);
-			ctx->timer_count = kstat_irqs_cpu(ctx->timer_irq,
+			ctx->timer_count = live_irqs_cpu(ctx->timer_irq,
 							  smp_processor_id());
 		}
 		ctx->timer_port = timer_port;
@@ -796,6 +815,10 @@ static struct kunit_suite evtchn_2l_live_test_suite = {
 
 kunit_test_suite(evtchn_2l_live_test_suite);
 
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 13, 0)
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+#else
 MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING");
+#endif
 MODULE_DESCRIPTION("Live KUnit tests of the Xen 2-level event channel upcall");
 MODULE_LICENSE("GPL");
