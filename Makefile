@@ -71,8 +71,8 @@ refresh: deps
 series: tree
 	@mk/series.sh
 
-# Every commit of the series must build drivers/xen/ for x86_64 and arm.
-## bisect-build: drivers/xen/ at every commit of the series, x86_64 and arm, W=1 and sparse
+# Every commit of the series must build as the kernel test robot builds.
+## bisect-build: every commit built: drivers/xen/ for x86_64, i386, arm and x86_64 with clang (W=1, sparse), an x86_64 kernel with KUnit =m (modpost)
 bisect-build: tree
 	@mk/bisect-build.sh
 
@@ -171,6 +171,8 @@ vee-report:
 #= KUNIT_XEN_TEST: 0: make kunit's x86_64 kernel without lab/xen/xen-test.config (as the sanitizer build)
 #= KUNIT_ACCEL: tcg (default) or any: QEMU's accelerators for make kunit (any: kunit.py's choice)
 #= SERIES_TEST: 0: make check leaves make series out
+#= BISECT: 0: make check leaves make bisect-build out
+#= BISECT_VARIANTS: make bisect-build's builds (default x86_64 i386 arm x86_64-m x86_64-clang)
 #= FUZZ: 0: make check leaves the fuzzers out
 #= FUZZ_SECS: seconds each fuzzer runs (default 60)
 #= FUZZ_MERGE: 1: make fuzz merges what it found into the corpora

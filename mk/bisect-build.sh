@@ -1,21 +1,38 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# mk/bisect-build.sh: check that every commit of the series builds.  Each
-# commit base..HEAD of build/linux is checked out in the git worktree
-# build/bisect (build/linux itself is left alone) and drivers/xen/ is built
-# for x86_64 (defconfig + xen.config) and arm (multi_v7_defconfig +
-# CONFIG_XEN, and KUnit with all tests, so the suite is built from the
-# commit that adds it) in build/kbuild-bisect-<arch>.  drivers/xen/events/
-# is also rebuilt with W=1 and sparse (C=2) at base and at each commit: a
-# warning in drivers/xen/events/ that base does not have fails the commit.
-# Logs: build/logs/bisect-*.log.
+# mk/bisect-build.sh: check that every commit of the series builds, as the
+# kernel test robot builds a series.  Each commit base..HEAD of build/linux
+# is checked out in the git worktree build/bisect (build/linux itself is
+# left alone) and built in build/kbuild-bisect-<variant>, for each variant
+# of BISECT_VARIANTS (default: all five):
+#   x86_64   drivers/xen/ of defconfig + xen.config
+#   i386     drivers/xen/ of defconfig + HYPERVISOR_GUEST PARAVIRT X86_PAE X86_GENERIC
+#            SMP XEN (32-bit event words)
+#   arm      drivers/xen/ of multi_v7_defconfig + XEN (64-bit event words,
+#            32-bit longs)
+#            (these three with KUnit and all its tests =y, so the suite is
+#            built from the commit that adds it)
+#   x86_64-m a small kernel (allnoconfig + MODULES, XEN and its drivers as
+#            modules) with KUNIT=m and all tests =m, built whole: vmlinux
+#            and modules, modpost included
+#   x86_64-clang  as x86_64, with LLVM 19 (Debian 12's clang-19, lld-19;
+#            7.3 needs LLVM 17.0.1 at least): LLVM=-19
+# drivers/xen/events/ is also rebuilt with W=1 and sparse (C=2) at base and
+# at each commit: a warning in drivers/xen/events/ that base does not have
+# fails the commit.  The rest of the tree is built without W=1 (its own
+# warnings are not the series'). Logs: build/logs/bisect-*.log.
 set -euo pipefail
 # shellcheck source=mk/lib.sh
 . "$(dirname "$0")/lib.sh"
 require_tree
 setup_ccache
 
-ARCHES=(x86_64 arm)
+ALL_VARIANTS="x86_64 i386 arm x86_64-m x86_64-clang"
+read -ra ARCHES <<<"${BISECT_VARIANTS:-$ALL_VARIANTS}"
+for v in "${ARCHES[@]}"; do
+	[[ " $ALL_VARIANTS " == *" $v "* ]] ||
+		die "BISECT_VARIANTS: unknown variant '$v' ($ALL_VARIANTS)"
+done
 wt=$BUILD/bisect
 jobs=$(nproc)
 
@@ -27,26 +44,83 @@ if ((n == 0)); then
 fi
 mkdir -p "$LOGS"
 
-# Configure once per arch, at the first commit.
+# The architecture of a variant, and what is built at each commit.
+varch() {
+	local a=${1%-m}
+	echo "${a%-clang}"
+}
+# vmake V WT O ARG...: make in the worktree WT for variant V, output in O.
+vmake() {
+	local v=$1
+	shift
+	if [[ $v == *-clang ]]; then
+		make -C "$1" O="$2" ARCH="$(varch "$v")" LLVM=-19 CC="ccache clang-19" \
+			--no-print-directory "${@:3}"
+	else
+		kmake "$1" "$2" "$(varch "$v")" "${@:3}"
+	fi
+}
+vtargets() {
+	case $1 in
+	*-m) echo vmlinux modules ;;
+	*) echo drivers/xen/ ;;
+	esac
+}
+
+# variant_config V WT O LOG: configure the build directory O for variant V.
+variant_config() {
+	local v=$1 wt=$2 o=$3 log=$4 arch
+	arch=$(varch "$v")
+	case $v in
+	i386)
+		vmake "$v" "$wt" "$o" defconfig >>"$log" 2>&1 &&
+			"$wt/scripts/config" --file "$o/.config" --enable HYPERVISOR_GUEST \
+				--enable PARAVIRT --enable X86_PAE --enable X86_GENERIC --enable SMP --enable XEN \
+				--enable KUNIT --enable KUNIT_ALL_TESTS
+		;;
+	*-m)
+		vmake "$v" "$wt" "$o" allnoconfig >>"$log" 2>&1 &&
+			"$wt/scripts/config" --file "$o/.config" --enable MODULES \
+				--enable HYPERVISOR_GUEST --enable PARAVIRT --enable XEN \
+				--enable XEN_PV --enable SMP --enable NET --enable UNIX \
+				--module XEN_DEV_EVTCHN --module XENFS --module XEN_GNTDEV \
+				--module XEN_GRANT_DEV_ALLOC --module XEN_PRIVCMD \
+				--module KUNIT --module KUNIT_ALL_TESTS
+		;;
+	*-clang)
+		vmake "$v" "$wt" "$o" defconfig xen.config >>"$log" 2>&1 &&
+			"$wt/scripts/config" --file "$o/.config" --enable KUNIT --enable KUNIT_ALL_TESTS
+		;;
+	*)
+		kbuild_config "$wt" "$o" "$arch" "$log" &&
+			"$wt/scripts/config" --file "$o/.config" --enable KUNIT --enable KUNIT_ALL_TESTS
+		;;
+	esac || return 1
+	vmake "$v" "$wt" "$o" olddefconfig >>"$log" 2>&1
+}
+
+# Configure once per variant, at the first commit.
 linux_worktree "$wt" "${commits[0]}" || die "cannot make the worktree build/bisect of build/linux"
-for arch in "${ARCHES[@]}"; do
-	o=$BUILD/kbuild-bisect-$arch
-	log=$LOGS/bisect-config-$arch.log
+for v in "${ARCHES[@]}"; do
+	o=$BUILD/kbuild-bisect-$v
+	log=$LOGS/bisect-config-$v.log
 	mkdir -p "$o"
 	: >"$log"
-	say "configuring $arch in build/kbuild-bisect-$arch"
-	kbuild_config "$wt" "$o" "$arch" "$log" </dev/null ||
-		die "configuring $arch failed; see $log"
-	"$wt/scripts/config" --file "$o/.config" --enable KUNIT --enable KUNIT_ALL_TESTS
-	kmake "$wt" "$o" "$arch" olddefconfig >>"$log" 2>&1 </dev/null ||
-		die "configuring $arch failed; see $log"
+	say "configuring $v in build/kbuild-bisect-$v (log: $log)"
+	variant_config "$v" "$wt" "$o" "$log" </dev/null ||
+		die "configuring $v failed; see $log"
 	grep -qx 'CONFIG_XEN=y' "$o/.config" || die "CONFIG_XEN is not =y in $o/.config"
+	case $v in
+	*-m) want=m ;;
+	*) want=y ;;
+	esac
+	grep -qx "CONFIG_KUNIT=$want" "$o/.config" || die "CONFIG_KUNIT is not =$want in $o/.config"
 done
 
-# events_warnings WT O ARCH LOG: the W=1 and sparse warnings of
+# events_warnings WT O VARIANT LOG: the W=1 and sparse warnings of
 # drivers/xen/events/, without line numbers, sorted (also appended to LOG).
 events_warnings() {
-	kmake "$1" "$2" "$3" -j"$jobs" W=1 C=2 drivers/xen/events/ >>"$4" 2>&1 </dev/null
+	vmake "$3" "$1" "$2" -j"$jobs" W=1 C=2 drivers/xen/events/ >>"$4" 2>&1 </dev/null
 	# gcc names the file relative to the source tree, sparse with its
 	# absolute path: keep "drivers/xen/events/FILE: message".
 	{ grep -E '(^|/)drivers/xen/events/[^:]*:[0-9]+(:[0-9]+)?: (warning|error):' "$4" || true; } |
@@ -55,43 +129,62 @@ events_warnings() {
 }
 
 # The warnings base has: later commits may keep them, not add to them.
+# For a whole build (x86_64-m), modpost's warnings too (W=1: a module
+# without MODULE_DESCRIPTION(), for one).
+modpost_warnings() {
+	{ grep -E '^(WARNING|ERROR): modpost:' "$1" || true; } | sort -u
+}
+# build WT O VARIANT LOG: olddefconfig (defaults for Kconfig symbols a
+# commit adds, instead of prompts) and the variant's targets.
+build() {
+	local w=() t
+	[[ $3 != *-m ]] || w=(W=1)
+	read -ra t <<<"$(vtargets "$3")"
+	vmake "$3" "$1" "$2" olddefconfig >"$4" 2>&1 </dev/null &&
+		vmake "$3" "$1" "$2" -j"$jobs" "${w[@]}" "${t[@]}" >>"$4" 2>&1 </dev/null
+}
 git -C "$wt" checkout -q -f --detach base
-declare -A BASELINE
-for arch in "${ARCHES[@]}"; do
-	log=$LOGS/bisect-0-$arch.log
-	kmake "$wt" "$BUILD/kbuild-bisect-$arch" "$arch" olddefconfig >"$log" 2>&1 </dev/null
-	BASELINE[$arch]=$(events_warnings "$wt" "$BUILD/kbuild-bisect-$arch" "$arch" "$log")
-	say "base, $arch: $(grep -c . <<<"${BASELINE[$arch]}" || true) W=1/sparse warning(s) in drivers/xen/events/"
+declare -A BASELINE MODPOST
+for v in "${ARCHES[@]}"; do
+	log=$LOGS/bisect-0-$v.log
+	if [[ $v == *-m ]]; then
+		say "base, $v: building vmlinux and modules (log: $log)"
+		build "$wt" "$BUILD/kbuild-bisect-$v" "$v" "$log" || die "base does not build for $v; see $log"
+	else
+		vmake "$v" "$wt" "$BUILD/kbuild-bisect-$v" olddefconfig >"$log" 2>&1 </dev/null
+	fi
+	MODPOST[$v]=$(modpost_warnings "$log")
+	BASELINE[$v]=$(events_warnings "$wt" "$BUILD/kbuild-bisect-$v" "$v" "$log")
+	say "base, $v: $(grep -c . <<<"${BASELINE[$v]}" || true) W=1/sparse warning(s) in drivers/xen/events/"
 done
 
 failed=0
 for i in "${!commits[@]}"; do
 	git -C "$wt" checkout -q -f --detach "${commits[$i]}"
 	say "[$((i + 1))/$n] $(git -C "$wt" log -1 --format='%h %s')"
-	for arch in "${ARCHES[@]}"; do
-		o=$BUILD/kbuild-bisect-$arch
-		log=$LOGS/bisect-$((i + 1))-$arch.log
+	for v in "${ARCHES[@]}"; do
+		o=$BUILD/kbuild-bisect-$v
+		log=$LOGS/bisect-$((i + 1))-$v.log
 		t0=$SECONDS
-		# olddefconfig: take defaults for Kconfig symbols the commit adds
-		# instead of prompting for them.
-		if kmake "$wt" "$o" "$arch" olddefconfig >"$log" 2>&1 </dev/null &&
-			kmake "$wt" "$o" "$arch" -j"$jobs" drivers/xen/ >>"$log" 2>&1 </dev/null; then
-			new=$(comm -13 <(echo "${BASELINE[$arch]}") \
-				<(events_warnings "$wt" "$o" "$arch" "$log"))
+		if build "$wt" "$o" "$v" "$log"; then
+			new=$(comm -13 <(echo "${MODPOST[$v]}") <(modpost_warnings "$log"))
+			new+=$(comm -13 <(echo "${BASELINE[$v]}") \
+				<(events_warnings "$wt" "$o" "$v" "$log"))
 			if [[ -n $new ]]; then
 				failed=$((failed + 1))
-				printf '%s:       %-7s NEW WARNINGS  (log: %s)\n' "$PROG" "$arch" "$log"
+				printf '%s:       %-8s NEW WARNINGS  (log: %s)\n' "$PROG" "$v" "$log"
 				printf '        %s\n' "${new//$'\n'/$'\n'        }"
 				continue
 			fi
-			printf '%s:       %-7s OK    %s\n' "$PROG" "$arch" "$(fmt_time $((SECONDS - t0)))"
+			printf '%s:       %-8s OK    %s  (%s)\n' "$PROG" "$v" "$(fmt_time $((SECONDS - t0)))" "$(vtargets "$v")"
 		else
 			failed=$((failed + 1))
-			printf '%s:       %-7s FAIL  %s  (log: %s)\n' "$PROG" "$arch" "$(fmt_time $((SECONDS - t0)))" "$log"
+			printf '%s:       %-8s FAIL  %s  (log: %s)\n' "$PROG" "$v" "$(fmt_time $((SECONDS - t0)))" "$log"
 			# One process, no pipe: no SIGPIPE, nothing for pipefail.
 			awk '/error|Error/ && n++ < 10 { print "        " $0 }' "$log"
 		fi
 	done
 done
+echo "bisect-build: $((n * ${#ARCHES[@]} - failed)) passed, $failed failed"
 ((failed == 0)) || die "$failed of $((n * ${#ARCHES[@]})) commit builds failed"
-say "all $n commit(s) build drivers/xen/ for ${ARCHES[*]}"
+say "all $n commit(s) build for ${ARCHES[*]}"

@@ -102,6 +102,17 @@ if [[ ${SERIES_TEST:-1} != 0 && $SERIES_BASE == "$MAIN_BASE" ]]; then
 	fi
 fi
 
+# Then every commit of the series built as the kernel test robot builds a
+# series (mk/bisect-build.sh): drivers/xen/ for x86_64, i386, arm and
+# x86_64 with clang, KUnit and the suite =y, W=1 and sparse on
+# drivers/xen/events/, and a small x86_64 kernel with KUnit =m built
+# whole, modpost included.  Each
+# commit and build counts one.  7.3 base only; BISECT=0 leaves it out.
+if [[ ${BISECT:-1} != 0 && $SERIES_BASE == "$MAIN_BASE" ]]; then
+	say "== every commit built as the test robot builds (mk/bisect-build.sh)"
+	run_counted bisect-build bisect bisect-build.sh
+fi
+
 # Then shellcheck (-x, its default severity) on every shell script of the
 # repo: *.sh and the files with a sh or bash #! line.  Counts one.
 say "== shellcheck"
