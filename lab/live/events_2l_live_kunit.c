@@ -742,6 +742,7 @@ static void evtchn_2l_live_test_whole_range(struct kunit *test)
 	live_round(test, ctx, set, n, mid, 0, NULL, 0);
 }
 
+#ifdef CONFIG_X86
 /*
  * The VIRQ_TIMER port is serviced before the others when it is pending,
  * wherever the cursor is.  The case puts the cursor after its first port,
@@ -749,8 +750,9 @@ static void evtchn_2l_live_test_whole_range(struct kunit *test)
  * timer's next tick to make its port pending (so time keeping is left
  * alone).  The timer's port is below the cursor, so a plain round robin
  * would service the raised ports first: the first of them must find the
- * timer's port no longer pending, serviced before it.  Skipped when vCPU 0
- * has no VIRQ_TIMER port.
+ * timer's port no longer pending, serviced before it.  Only on x86: Xen
+ * on Arm has no VIRQ_TIMER port (the guest's timer is the arch timer's
+ * PPI), so the pre-check never finds one there.
  */
 static void evtchn_2l_live_test_timer_first(struct kunit *test)
 {
@@ -770,8 +772,7 @@ static void evtchn_2l_live_test_timer_first(struct kunit *test)
 	rc = evtchn_2l_kunit_this_cpu_state(&cursor.port, &timer);
 	local_irq_restore(flags);
 	KUNIT_ASSERT_EQ(test, 0, rc);
-	if (!timer)
-		kunit_skip(test, "vCPU 0 has no VIRQ_TIMER port (only x86 binds one)");
+	KUNIT_ASSERT_NE_MSG(test, timer, 0, "vCPU 0 has no VIRQ_TIMER port");
 	KUNIT_ASSERT_LT(test, timer, ctx->ports[0].port);
 	for (i = 0; i < n; i++)
 		set[i] = &ctx->ports[1 + i * (ctx->nr_ports - 1) / n];
@@ -797,6 +798,7 @@ static void evtchn_2l_live_test_timer_first(struct kunit *test)
 			       "cursor %u: port %u serviced before VIRQ_TIMER port %u",
 			       cursor.port, ctx->log[0].port, timer);
 }
+#endif
 
 static struct kunit_case evtchn_2l_live_test_cases[] = {
 	KUNIT_CASE(evtchn_2l_live_test_round_robin),
@@ -804,7 +806,9 @@ static struct kunit_case evtchn_2l_live_test_cases[] = {
 	KUNIT_CASE(evtchn_2l_live_test_flood_waits_a_pass),
 	KUNIT_CASE(evtchn_2l_live_test_start_word_split),
 	KUNIT_CASE_SLOW(evtchn_2l_live_test_whole_range),
+#ifdef CONFIG_X86
 	KUNIT_CASE(evtchn_2l_live_test_timer_first),
+#endif
 	{}
 };
 
