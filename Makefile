@@ -76,9 +76,11 @@ series: tree
 bisect-build: tree
 	@mk/bisect-build.sh
 
-## clean: remove build/ (the ccache stays)
+# Not while a kernel tree of build/ holds work make tree did not make
+# (mk/clean.sh names it; FORCE=1 removes it anyway).
+## clean: remove build/ (the ccache stays), but not a kernel tree's unsaved commits or changes (FORCE=1)
 clean:
-	rm -rf build
+	@mk/clean.sh
 
 # The comparison lab (lab/, outside the series; tree: HEAD's and the base
 # commit's events_2l.c are the "rr" and "base" policies).  bench:
@@ -171,6 +173,7 @@ vee-report:
 #= KUNIT_XEN_TEST: 0: make kunit's x86_64 kernel without lab/xen/xen-test.config (as the sanitizer build)
 #= KUNIT_ACCEL: tcg (default) or any: QEMU's accelerators for make kunit (any: kunit.py's choice)
 #= SERIES_TEST: 0: make check leaves make series out
+#= FORCE: 1: make clean removes build/ even with unsaved work in a kernel tree
 #= BISECT: 0: make check leaves make bisect-build out
 #= BISECT_VARIANTS: make bisect-build's builds (default x86_64 i386 arm x86_64-m x86_64-clang)
 #= FUZZ: 0: make check leaves the fuzzers out
