@@ -16,8 +16,10 @@
 # boot line), --modules its modules stages (dom0's and the guest's) to be
 # judged; --no-kunit a kernel without the suite; --qemu-status and
 # --qemu-time how QEMU ended (default 0, as after a power-off); --out
-# PREFIX where the split logs go (default: the log's name without
-# -serial.log).  lab/xen/test-verdict.sh tests it on saved logs.
+# PREFIX where the split logs go (default: beside a run's own log in
+# build/logs/, the log's name without -serial.log; for a log elsewhere,
+# e.g. lab/xen/tests/, build/logs/verdict/NAME, so that nothing is written
+# into the repo).  lab/xen/test-verdict.sh tests it on saved logs.
 #
 # Sourced (by mk/xen-test.sh and mk/live-order.sh, after mk/lib.sh), it
 # only defines: verdict_init, judge and its pieces (splats, marker_rc,
@@ -381,7 +383,13 @@ verdict_main() {
 	rig_init '' # the default directory
 	verdict_init
 	WITH_MODULES=$mods
-	[[ -n $L ]] || L=${SERIAL%-serial.log}
+	if [[ -z $L ]]; then
+		L=${SERIAL%-serial.log}
+		if [[ $(cd "$(dirname "$SERIAL")" && pwd) != "$LOGS" ]]; then
+			mkdir -p "$LOGS/verdict" || input_error "cannot create $LOGS/verdict"
+			L=$LOGS/verdict/$(basename "$L")
+		fi
+	fi
 	cmdline=$(grep -a -m1 -o 'xentest\.events=.*' "$SERIAL") ||
 		input_error "$SERIAL: no dom0 command line with xentest.events= (not a make xen-test serial log?)"
 	EVENTS=$(sed -n 's/.*xentest\.events=\([0-9]*\).*/\1/p' <<<"$cmdline")

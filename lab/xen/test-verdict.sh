@@ -44,7 +44,7 @@ judge()
 	local name=$1
 
 	shift
-	"$verdict" "$@" "$tmp/$name-serial.log" >"$tmp/$name.out" 2>&1
+	"$verdict" --out "$tmp/$name" "$@" "$tmp/$name-serial.log" >"$tmp/$name.out" 2>&1
 	rc=$?
 }
 
