@@ -13,6 +13,15 @@ MAKEFLAGS += --no-print-directory
 
 ARCH ?= x86_64
 
+# The goals' variables, checked before any goal starts (mk/args.sh): a bad
+# value stops make here with one line, before packages, trees or kernels.
+ARGS_ERROR := $(shell ARCH='$(ARCH)' KCONFIG='$(KCONFIG)' DEB='$(DEB)' IMAGE='$(IMAGE)' \
+	KUNIT_CONFIGS='$(KUNIT_CONFIGS)' XEN_TEST_ARCHS='$(XEN_TEST_ARCHS)' \
+	BISECT_VARIANTS='$(BISECT_VARIANTS)' BASE='$(BASE)' mk/args.sh $(MAKECMDGOALS) 2>&1)
+ifneq ($(ARGS_ERROR),)
+$(error $(ARGS_ERROR))
+endif
+
 # '## TARGET: what it does' above each target is what make help prints
 # (mk/check.sh checks that every target has one).
 .PHONY: help all deps tree refresh kunit replay-check check series bisect-build clean \

@@ -27,7 +27,7 @@ set -euo pipefail
 require_tree
 setup_ccache
 
-ALL_VARIANTS="x86_64 i386 arm x86_64-m x86_64-clang"
+ALL_VARIANTS=$BISECT_ALL_VARIANTS
 read -ra ARCHES <<<"${BISECT_VARIANTS:-$ALL_VARIANTS}"
 for v in "${ARCHES[@]}"; do
 	[[ " $ALL_VARIANTS " == *" $v "* ]] ||

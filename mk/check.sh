@@ -20,13 +20,18 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 # The configurations, in the order the default runs them.
-ALL_CONFIGS="x86_64 arm64 arm i386 x86_64-rt x86_64-san arm-san"
+ALL_CONFIGS=$KUNIT_ALL_CONFIGS
 configs=${KUNIT_CONFIGS:-$ALL_CONFIGS}
 # KUNIT_CONFIGS=none: no KUnit run (the other steps still run).
 [[ $configs != none ]] || configs=
 for cfg in $configs; do
 	[[ " $ALL_CONFIGS " == *" $cfg "* ]] ||
 		die "KUNIT_CONFIGS: unknown configuration '$cfg' ($ALL_CONFIGS, or none)"
+done
+# Checked here too, before any kernel is built.
+for a in ${XEN_TEST_ARCHS:-}; do
+	[[ " $XEN_TEST_ALL_ARCHES " == *" $a "* ]] ||
+		die "XEN_TEST_ARCHS: unknown architecture '$a' ($XEN_TEST_ALL_ARCHES)"
 done
 SANITIZERS="CONFIG_KASAN=y CONFIG_UBSAN=y CONFIG_UBSAN_SHIFT=y CONFIG_UBSAN_BOUNDS=y"
 RT="CONFIG_EXPERT=y CONFIG_DEBUG_KERNEL=y CONFIG_PREEMPT_RT=y CONFIG_DEBUG_ATOMIC_SLEEP=y

@@ -18,6 +18,14 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # handed on as SERIES_BASE and not left in the environment, where the
 # kernel's make would see it.
 MAIN_BASE=7.3
+# What the targets accept (mk/args.sh checks them before any goal starts):
+# make kunit's ARCH, make check's KUNIT_CONFIGS (mk/check.sh), make
+# xen-test's ARCH and make check's XEN_TEST_ARCHS, make bisect-build's
+# BISECT_VARIANTS (mk/bisect-build.sh).
+KUNIT_ARCHES="x86_64 arm64 arm i386"
+KUNIT_ALL_CONFIGS="x86_64 arm64 arm i386 x86_64-rt x86_64-san arm-san"
+XEN_TEST_ALL_ARCHES="x86_64 arm arm64"
+BISECT_ALL_VARIANTS="x86_64 i386 arm x86_64-m x86_64-clang"
 SERIES_BASE=${BASE:-${SERIES_BASE:-$MAIN_BASE}}
 unset BASE
 export SERIES_BASE

@@ -1,0 +1,59 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# mk/args.sh [GOAL...]: the Makefile's check of its variables for the
+# goals given (none: all), before any goal starts: no package installed,
+# no tree extracted, no kernel built for a run that would stop on a bad
+# value later.  Prints one line naming the variable and what it may be,
+# and exits 1, on the first bad value; prints nothing otherwise.  The
+# Makefile runs it when it is read and stops with that line.
+set -uo pipefail
+# shellcheck source=mk/lib.sh
+. "$(dirname "$0")/lib.sh" || exit 1
+
+bad() {
+	echo "$*"
+	exit 1
+}
+
+# in_list VALUE LIST: VALUE is a word of LIST.
+in_list() { [[ " $2 " == *" $1 "* ]]; }
+
+# each VAR LIST: every word of $VAR (if set) is in LIST.
+each() {
+	local w
+	for w in ${!1:-}; do
+		in_list "$w" "$2" || bad "$1: unknown '$w' (one or more of: $2)"
+	done
+}
+
+arch=${ARCH:-x86_64}
+(($#)) || set -- all
+for goal in "$@"; do
+	case $goal in
+	all | deb)
+		name=make
+		[[ $goal == all ]] || name="make $goal"
+		[[ $arch == x86_64 ]] ||
+			bad "ARCH=$arch: $name builds x86_64 kernels only (ARCH= is for make kunit and make xen-test)"
+		[[ -z ${KCONFIG:-} || -f ${KCONFIG:-} ]] || bad "KCONFIG=$KCONFIG: no such file"
+		;;
+	kunit)
+		in_list "$arch" "$KUNIT_ARCHES" || bad "ARCH=$arch: make kunit runs on $KUNIT_ARCHES"
+		;;
+	xen-test)
+		in_list "$arch" "$XEN_TEST_ALL_ARCHES" || bad "ARCH=$arch: make xen-test runs on $XEN_TEST_ALL_ARCHES"
+		[[ -z ${DEB:-} || -z ${IMAGE:-} ]] || bad "DEB= and IMAGE= name two kernels: give one"
+		[[ -z ${DEB:-} || -f ${DEB:-} ]] || bad "DEB=$DEB: no such file"
+		[[ -z ${IMAGE:-} || -f ${IMAGE:-} ]] || bad "IMAGE=$IMAGE: no such file"
+		;;
+	check)
+		[[ ${KUNIT_CONFIGS:-} == none ]] || each KUNIT_CONFIGS "$KUNIT_ALL_CONFIGS"
+		each XEN_TEST_ARCHS "$XEN_TEST_ALL_ARCHES"
+		each BISECT_VARIANTS "$BISECT_ALL_VARIANTS"
+		;;
+	bisect-build)
+		each BISECT_VARIANTS "$BISECT_ALL_VARIANTS"
+		;;
+	esac
+done
+exit 0
