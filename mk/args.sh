@@ -31,7 +31,7 @@ arch=${ARCH:-x86_64}
 for goal in "$@"; do
 	case $goal in
 	all | deb)
-		name=make
+		name='make'
 		[[ $goal == all ]] || name="make $goal"
 		[[ $arch == x86_64 ]] ||
 			bad "ARCH=$arch: $name builds x86_64 kernels only (ARCH= is for make kunit and make xen-test)"
