@@ -6,8 +6,9 @@
 # (build/kunit-x86_64, configured with lab/xen/xen-test.config) as PV dom0
 # with xen.fifo_events=0, and judges from the serial log:
 #   dom0 boot      Xen 4.17 up, dom0 says "xen:events: Using 2-level ABI"
-#   dom0 KUnit     the suites' KTAP printed at boot (kunit.py parse): no
-#                  failure and no skip (the live cases must run on Xen)
+#   dom0 KUnit     the live suite, an out-of-tree module (lab/live/) built
+#                  against the test kernel and loaded by dom0's init: its
+#                  KTAP (kunit.py parse), no failure and no skip
 #   dom0 stress    evtchn-stress loop in dom0 (TAP)
 #   Xen tools      xenstored, xen-init-dom0, xenconsoled started in dom0
 #   domU boot      a PV guest running the same kernel (xen.fifo_events=0),
@@ -37,8 +38,8 @@
 # package) boots that package's kernel instead, as dom0 and as the guest,
 # with its modules in both initramfs images and loaded by a "modules"
 # stage (dom0: xen-evtchn xenfs xen-privcmd xen-gntdev; the guest:
-# xen-evtchn); the KUnit stages run only if the package's kernel has the
-# suite built in, and are otherwise reported as not run, not as passed.
+# xen-evtchn); the KUnit stages are reported as not run, not as passed
+# (the live suite's module is built for the test kernel only).
 # IMAGE=path/to/bzImage (e.g. build/out/bzImage from 'make') boots that
 # image the same way, its configuration the "config" beside it (or
 # IMAGE_CONFIG=path), its modules the modules-*.tar.xz beside it if any.
