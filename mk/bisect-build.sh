@@ -54,8 +54,7 @@ vmake() {
 	local v=$1
 	shift
 	if [[ $v == *-clang ]]; then
-		make -C "$1" O="$2" ARCH="$(varch "$v")" LLVM=-19 CC="ccache clang-19" \
-			--no-print-directory "${@:3}"
+		KMAKE_LLVM=-19 kmake "$1" "$2" "$(varch "$v")" "${@:3}"
 	else
 		kmake "$1" "$2" "$(varch "$v")" "${@:3}"
 	fi

@@ -161,12 +161,15 @@ linux_worktree() {
 
 # kmake SRC O ARCH ARGS...: the kernel's make in source tree SRC, building
 # out of tree in O for ARCH, compiling through ccache.
+# KMAKE_LLVM=-19: with LLVM (make LLVM=-19, clang-19 through ccache).
 kmake() {
-	local src=$1 o=$2 arch=$3 cross
+	local src=$1 o=$2 arch=$3 cross cc
 	shift 3
 	cross=$(cross_prefix "$arch") || exit 1
+	cc="ccache ${cross}gcc"
+	[[ -z ${KMAKE_LLVM:-} ]] || cc="ccache clang$KMAKE_LLVM"
 	make -C "$src" O="$o" ARCH="$arch" CROSS_COMPILE="$cross" \
-		CC="ccache ${cross}gcc" --no-print-directory "$@"
+		${KMAKE_LLVM:+LLVM=$KMAKE_LLVM} CC="$cc" --no-print-directory "$@"
 }
 
 # kbuild_config SRC O ARCH LOG: the standard configuration of the build
