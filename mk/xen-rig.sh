@@ -80,6 +80,8 @@ rig_init() {
 		busybox-static)
 	XEN_BIN=/usr/lib/xen-$XEN_SERIES/bin
 	XEN_TOOLS=(xl xenstored xenconsoled xen-init-dom0)
+	# xl save and restore run it (x86 only: Xen on Arm cannot save a guest).
+	[[ $XEN_ARCH != x86_64 ]] || XEN_TOOLS+=(libxl-save-helper)
 	# What the kernel needs for every stage (lab/xen/xen-test.config): built
 	# in, and built in or (in a package) as modules.
 	KCONFIG_BUILTIN=(XEN_DOM0 HVC_XEN XEN_BACKEND UNIX UNIX98_PTYS

@@ -16,9 +16,11 @@
 #   domU KUnit     the guest's KTAP, from its console log
 #   exchange       events between dom0 and the guest over an interdomain
 #                  channel (evtchn-stress serve/peer), none lost
-#   guest faults   during the exchange the guest paused and unpaused, its
-#                  vCPU 1 unplugged and plugged back (xl vcpu-set); the
-#                  exchange goes on after each
+#   guest faults   during the exchange the guest paused and unpaused,
+#                  saved and restored (x86: xl save, xl restore; it comes
+#                  back as a new domain, and evtchn-stress binds new
+#                  ports), its vCPU 1 unplugged and plugged back (xl
+#                  vcpu-set); the exchange goes on after each
 #   kernel splats  no WARNING/BUG/Oops/Call Trace/UBSAN/hung task/RCU
 #                  stall/panic (nor a Xen panic) anywhere in the serial log
 #   shutdown       dom0's init finished and powered off in time
@@ -65,8 +67,11 @@
 # event 100 8 s late, or 30 s late, so that dom0's diagnostics run, or
 # never; the exchange must then pass with one late event, or fail with
 # one lost), XEN_TEST_GUEST_FAULTS=0 (no guest-faults stage: by default
-# the guest is paused for 3 s, and its vCPU 1 unplugged and plugged back,
-# during the exchange, which must go on after each and lose nothing).
+# the guest is paused for 3 s, saved and restored (x86), and its vCPU 1
+# unplugged and plugged back, during the exchange, which must go on after
+# each and lose nothing), XEN_TEST_SAVE=0|1 (the save and restore among
+# them: on by default on x86 with the test kernel, off with DEB= or
+# IMAGE=, whose kernels may not have the fix of lab patch 0006).
 set -eEuo pipefail
 # shellcheck source=mk/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -128,6 +133,16 @@ GUEST_FAULTS=${XEN_TEST_GUEST_FAULTS:-1}
 [[ $GUEST_FAULTS == [01] ]] || die "XEN_TEST_GUEST_FAULTS=$GUEST_FAULTS: 0 or 1"
 DOM0_ARGS+=" xentest.lost=60000 xentest.fault=$FAULT xentest.faults=$GUEST_FAULTS"
 FAULTS=$GUEST_FAULTS
+# The guest saved and restored during the exchange (x86: Xen on Arm cannot
+# save a guest), by default with the test kernel, whose lab patch 0006
+# fixes the BUG that the kernels as released hit there (DEB= and IMAGE=:
+# XEN_TEST_SAVE=1 to try them).
+SAVE=${XEN_TEST_SAVE:-$([[ $XEN_ARCH == x86_64 && -z $PKG && $FAULTS == 1 ]] && echo 1 || echo 0)}
+[[ $SAVE == [01] ]] || die "XEN_TEST_SAVE=$SAVE: 0 or 1"
+if ((SAVE)) && [[ $XEN_ARCH != x86_64 || $FAULTS != 1 ]]; then
+	die "XEN_TEST_SAVE=1 needs ARCH=x86_64 (Xen on Arm cannot save a guest) and the guest faults (XEN_TEST_GUEST_FAULTS=1)"
+fi
+DOM0_ARGS+=" xentest.save=$SAVE"
 
 # DEB= or IMAGE=: logs named xen-test-deb-* or -image-*, apart from the
 # test kernel's.

@@ -26,6 +26,7 @@
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <stdnoreturn.h>
@@ -90,9 +91,10 @@ static const char usage_text[] =
 "                     [--flood-secs N] [--max-secs N] [--self-domid D]\n"
 "       " PROG " serve --domid D [--count N] [--timeout-ms N] [--lost-ms N]\n"
 "                      [--wait-secs N] [--delay-at K --delay-ms N] [--drop-at K]\n"
+"                      [--follow-restore]\n"
 "       " PROG " peer --domid D --port P [--ctl-port C] [--count N]\n"
 "                     [--timeout-ms N] [--lost-ms N] [--max-secs N]\n"
-"                     [--progress FILE]\n"
+"                     [--progress FILE] [--hold FILE] [--reconnect FILE]\n"
 "       " PROG " width [--rounds N] [--max-lost N] [--timeout-ms N]\n"
 "                      [--lost-ms N] [--max-secs N] [--self-domid D]\n"
 "\n"
@@ -110,10 +112,19 @@ static const char usage_text[] =
 "       event, then --count (10000) round trips, or fewer if the peer\n"
 "       raises the control port.  --timeout-ms: 5000.  Test-only faults:\n"
 "       --delay-at K answers event K --delay-ms late; --drop-at K never\n"
-"       answers it (the peer must report it lost).\n"
+"       answers it (the peer must report it lost).  --follow-restore:\n"
+"       while it waits, serve checks its domid in xenstore each second;\n"
+"       once the domain is restored (xl save/restore: a new domid, its\n"
+"       ports gone) it unbinds them, binds new ones and prints\n"
+"       \"restored: port=P ctl=C answered=N\" (N: events it answered).\n"
 "peer   binds port P (and the control port C) of domain D and sends\n"
 "       first; then as serve, and stops after --max-secs (0: no limit),\n"
 "       raising C.  --progress FILE: \"N of COUNT\" rewritten each second.\n"
+"       --hold FILE: go on past --count while FILE exists.  --reconnect\n"
+"       FILE: while it waits, peer looks for FILE each second; it reads\n"
+"       \"DOMID P C N\" (serve's restored line, with the new domid),\n"
+"       removes it and binds the new ports; the event in flight is sent\n"
+"       again, or, if serve had answered it (N), counted as answered.\n"
 "width  one receiving port in each word 32-63 and a row of them in words\n"
 "       1-31, on vCPU 0; from vCPU 1, --rounds (20000) rounds each raise\n"
 "       a low and a high one together.  A high port not delivered is\n"
@@ -1435,6 +1446,8 @@ static struct {
 	unsigned long long drop_at;	/* serve: never answer this one */
 	const char *progress;		/* peer: a file for the watcher */
 	const char *hold;		/* peer: go on past --count while it exists */
+	bool follow;			/* serve: --follow-restore */
+	const char *reconnect;		/* peer: --reconnect FILE */
 } ex = {
 	.timeout_ms = 5000,
 	.lost_ms = 60000,
@@ -1550,6 +1563,160 @@ static void progress(unsigned long long done, unsigned long long count,
 		rename(tmp, ex.progress);
 }
 
+/* ---------------------------------------------- across a save/restore */
+
+#define DEV_XENBUS	"/dev/xen/xenbus"
+#define XS_READ		2		/* <xen/io/xs_wire.h> */
+#define REBIND_MS	1000		/* a restore is looked for this often */
+#define GOT_REBOUND	4U
+
+/* The exchange's channel: what a restore changes. */
+static struct {
+	int fd;
+	unsigned int domid;		/* the other end's */
+	unsigned int port, ctl;		/* ours */
+	long self;			/* serve: our domid (-1: not followed) */
+	unsigned long long answered;	/* peer: serve's answers, at a restore */
+} ch;
+
+/*
+ * This domain's domid, read from xenstore ("domid", relative to its home
+ * /local/domain/D) through /dev/xen/xenbus; -1 if that fails.
+ */
+static long xs_domid(void)
+{
+	static const char path[] = "domid";
+	struct { uint32_t type, req_id, tx_id, len; } m = {
+		.type = XS_READ, .len = sizeof(path),
+	};
+	char req[sizeof(m) + sizeof(path)], val[32];
+	long v = -1;
+	int fd = open(DEV_XENBUS, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	memcpy(req, &m, sizeof(m));
+	memcpy(req + sizeof(m), path, sizeof(path));
+	if (write(fd, req, sizeof(req)) == (ssize_t)sizeof(req) &&
+	    read(fd, &m, sizeof(m)) == (ssize_t)sizeof(m) &&
+	    m.type == XS_READ && m.len < sizeof(val) &&
+	    read(fd, val, m.len) == (ssize_t)m.len) {
+		val[m.len] = 0;
+		v = strtol(val, NULL, 10);
+	}
+	close(fd);
+	return v;
+}
+
+/*
+ * peer: bind port @rport of domain @domid and the control port @rctl (if
+ * not 0), then take the events Xen raised on our ends at their binds:
+ * they are not the other's.
+ */
+static void peer_bind(unsigned int domid, unsigned int rport,
+		      unsigned int rctl)
+{
+	unsigned int want, got = 0;
+	unsigned long long t0;
+
+	ch.domid = domid;
+	ch.port = ec_bind_interdomain(ch.fd, domid, rport, false);
+	ch.ctl = rctl ? ec_bind_interdomain(ch.fd, domid, rctl, false) : 0;
+	printf("bound port %u of domain %u: local port %u", rport, domid,
+	       ch.port);
+	if (ch.ctl)
+		printf("; control port %u: local port %u", rctl, ch.ctl);
+	printf("\n");
+	want = ch.ctl ? GOT_PORT | GOT_CTL : GOT_PORT;
+	t0 = now_ns();
+	while (got != want && now_ns() - t0 < ex.timeout_ms * 1000000ULL)
+		got |= wait_ports(ch.fd, ch.port, ch.ctl, SLICE_MS);
+	if (got != want)
+		printf("note: no bind-time event on local port %u\n",
+		       got & GOT_PORT ? ch.ctl : ch.port);
+}
+
+/*
+ * serve, --follow-restore: whether the domain was restored (its domid
+ * changed); then its old ports, which Xen closed, are unbound and new
+ * ones bound and printed for the peer, with how many events were
+ * answered (@answered).
+ */
+static bool serve_restored(unsigned long long answered)
+{
+	long d = xs_domid();
+
+	if (d < 0 || d == ch.self)
+		return false;
+	printf("restore: this domain was %ld and is %ld: ports %u and %u are gone\n",
+	       ch.self, d, ch.port, ch.ctl);
+	ch.self = d;
+	ec_unbind(ch.fd, ch.port);
+	ec_unbind(ch.fd, ch.ctl);
+	ch.port = ec_bind_unbound(ch.fd, ch.domid, false);
+	ch.ctl = ec_bind_unbound(ch.fd, ch.domid, false);
+	printf("restored: port=%u ctl=%u answered=%llu\n", ch.port, ch.ctl,
+	       answered);
+	fflush(stdout);
+	return true;
+}
+
+/*
+ * peer, --reconnect FILE: whether FILE has come, "DOMID P C N": the
+ * guest restored as DOMID, its new ports and the events it answered;
+ * then FILE is removed and the new ports bound (ch.answered = N).
+ */
+static bool peer_reconnected(void)
+{
+	unsigned int d, p, c;
+	FILE *f;
+	int n;
+
+	if (!ex.reconnect)
+		return false;
+	f = fopen(ex.reconnect, "r");
+	if (!f)
+		return false;
+	n = fscanf(f, "%u %u %u %llu", &d, &p, &c, &ch.answered);
+	fclose(f);
+	unlink(ex.reconnect);
+	if (n != 4)
+		fail_exit("%s: not \"DOMID PORT CTL ANSWERED\"", ex.reconnect);
+	printf("restore: domain %u is now domain %u, its ports %u and %u; it answered %llu events\n",
+	       ch.domid, d, p, c, ch.answered);
+	ec_unbind(ch.fd, ch.port);
+	if (ch.ctl)
+		ec_unbind(ch.fd, ch.ctl);
+	peer_bind(d, p, c);
+	return true;
+}
+
+/*
+ * wait_ports() on the exchange's channel, for @ms; following a restore
+ * (serve's --follow-restore, peer's --reconnect) it waits a second at a
+ * time and looks for one in between: GOT_REBOUND once the channel is
+ * rebound.
+ */
+static unsigned int wait_ex(bool serve, long long ms)
+{
+	unsigned long long end = now_ns() + ms * 1000000ULL;
+	unsigned int ctl = serve ? ch.ctl : 0, got;
+
+	if (serve ? ch.self < 0 : !ex.reconnect)
+		return wait_ports(ch.fd, ch.port, ctl, ms);
+	for (;;) {
+		unsigned long long now = now_ns();
+		long long left = now < end ? (long long)(end - now) / 1000000 : 0;
+
+		got = wait_ports(ch.fd, ch.port, ctl,
+				 left < REBIND_MS ? left : REBIND_MS);
+		if (got || now_ns() >= end)
+			return got;
+		if (serve ? serve_restored(ch.answered) : peer_reconnected())
+			return GOT_REBOUND;
+	}
+}
+
 /*
  * serve: port = an unbound port for @domid, and a control port beside
  * it; wait for the peer's first event.  peer: port = bound to (@domid,
@@ -1571,37 +1738,30 @@ static int run_exchange(bool serve, unsigned int domid, unsigned int rport,
 	unsigned long long late = 0, worst_late_ns = 0, ns, tmo;
 	unsigned long long st_a[MAX_CPUS], st_b[MAX_CPUS], st_sum[MAX_CPUS] = { 0 };
 	unsigned long long stalls = 0, stall_ns = 0, named = 0, ta = 0, tn;
-	unsigned int port, ctl = 0, got, want;
-	bool stopped = false, by_peer = false, held = false;
+	unsigned long long restores = 0;
+	unsigned int got;
+	bool stopped = false, by_peer = false, held = false, rebound;
 	int ncpu = 0, c;
 	struct lat rtt = { 0 };
-	int fd = ec_open();
 
+	ch.fd = ec_open();
+	ch.self = -1;
 	tmo = ex.timeout_ms * 1000000ULL;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (serve) {
-		port = ec_bind_unbound(fd, domid, false);
-		ctl = ec_bind_unbound(fd, domid, false);
-		printf("port=%u ctl=%u\n", port, ctl);
+		ch.domid = domid;
+		ch.port = ec_bind_unbound(ch.fd, domid, false);
+		ch.ctl = ec_bind_unbound(ch.fd, domid, false);
+		if (ex.follow) {
+			ch.self = xs_domid();
+			if (ch.self < 0)
+				printf("note: no domid from %s: a restore cannot be followed\n",
+				       DEV_XENBUS);
+		}
+		printf("port=%u ctl=%u\n", ch.port, ch.ctl);
 		fflush(stdout);
 	} else {
-		port = ec_bind_interdomain(fd, domid, rport, false);
-		if (rctl)
-			ctl = ec_bind_interdomain(fd, domid, rctl, false);
-		printf("bound port %u of domain %u: local port %u", rport,
-		       domid, port);
-		if (ctl)
-			printf("; control port %u: local port %u", rctl, ctl);
-		printf("\n");
-		/* Xen raised our ends at their binds: not the other's events. */
-		want = ctl ? GOT_PORT | GOT_CTL : GOT_PORT;
-		got = 0;
-		t0 = now_ns();
-		while (got != want && now_ns() - t0 < tmo)
-			got |= wait_ports(fd, port, ctl, SLICE_MS);
-		if (got != want)
-			printf("note: no bind-time event on local port %u\n",
-			       got & GOT_PORT ? ctl : port);
+		peer_bind(domid, rport, rctl);
 	}
 	t_start = now_ns();
 	for (i = 0;; i++) {
@@ -1622,33 +1782,57 @@ static int run_exchange(bool serve, unsigned int domid, unsigned int rport,
 				break;
 			}
 			t0 = now_ns();
-			ec_notify(fd, port);
+			ec_notify(ch.fd, ch.port);
 			sent++;
 		} else if (i == 0) {
 			w = wait_secs * 1000LL;
 		}
+		rebound = false;
+again:
 		/*
 		 * A wait past STALL_MS is a stall: the vCPUs' steal time is
 		 * read then and when the event comes, to tell whether Xen
 		 * held this domain's vCPUs runnable meanwhile.
 		 */
 		w0 = w < ex.timeout_ms ? w : ex.timeout_ms;
-		got = wait_ports(fd, port, serve ? ctl : 0,
-				 w0 < STALL_MS ? w0 : STALL_MS);
+		got = wait_ex(serve, w0 < STALL_MS ? w0 : STALL_MS);
 		ta = 0;
-		if (!got && w0 > STALL_MS && (!serve || i)) {
+		if (!got && w0 > STALL_MS && (!serve || i) && !rebound) {
 			ta = now_ns();
 			ncpu = read_steal(st_a);
-			got = wait_ports(fd, port, serve ? ctl : 0,
-					 w0 - STALL_MS);
+			got = wait_ex(serve, w0 - STALL_MS);
 		} else if (!got && w0 > STALL_MS) {
-			got = wait_ports(fd, port, serve ? ctl : 0,
-					 w0 - STALL_MS);
+			got = wait_ex(serve, w0 - STALL_MS);
 		}
 		if (!got && w > ex.timeout_ms) {
 			progress(received, count, 2);
-			got = wait_ports(fd, port, serve ? ctl : 0,
-					 w - ex.timeout_ms);
+			got = wait_ex(serve, w - ex.timeout_ms);
+		}
+		/*
+		 * Restored (xl save/restore): the channel is new.  serve waits
+		 * for the same event again; peer sends it again, unless serve
+		 * had answered it (its answer went with the old channel).  The
+		 * gap is not a round trip: nothing of it is timed.
+		 */
+		if (got == GOT_REBOUND) {
+			rebound = true;
+			restores++;
+			if (serve) {
+				t0 = now_ns();
+				goto again;
+			}
+			if (ch.answered == received) {
+				printf("restore: event %llu sent again\n", i + 1);
+				t0 = now_ns();
+				ec_notify(ch.fd, ch.port);
+				goto again;
+			}
+			if (ch.answered != received + 1)
+				fail_exit("restore: the guest answered %llu events, %llu came here: not this one or the one before",
+					  ch.answered, received);
+			printf("restore: event %llu was answered before it\n",
+			       i + 1);
+			got = GOT_PORT;
 		}
 		/* The control port says "done": the data port goes first. */
 		if (got == GOT_CTL) {
@@ -1660,7 +1844,7 @@ static int run_exchange(bool serve, unsigned int domid, unsigned int rport,
 			       sent, received);
 			fflush(stdout);
 			fprintf(stderr, PROG ": lost: no event %llu of %llu from domain %u (local port %u) in %lld ms%s\n",
-				i + 1, count, domid, port, w,
+				i + 1, count, ch.domid, ch.port, w,
 				serve && i ? " after our answer" : "");
 			return 1;
 		}
@@ -1695,7 +1879,7 @@ static int run_exchange(bool serve, unsigned int domid, unsigned int rport,
 			sleep_ms(ex.delay_ms);
 		}
 		/* serve's first wait is for the peer to start: not timed. */
-		if (!serve || i) {
+		if ((!serve || i) && !rebound) {
 			lat_add(&rtt, ns);
 			if (ns > tmo) {
 				late++;
@@ -1709,16 +1893,16 @@ static int run_exchange(bool serve, unsigned int domid, unsigned int rport,
 		}
 		if (serve) {
 			t0 = now_ns();
-			ec_notify(fd, port);
-			sent++;
+			ec_notify(ch.fd, ch.port);
+			ch.answered = ++sent;
 		}
 	}
 	if (stopped) {
 		printf("exchange: stopped by --max-secs %u after %llu of %llu round trips\n",
 		       ex.max_secs, received, count);
-		ec_notify(fd, ctl);
-	} else if (!serve && ctl) {
-		ec_notify(fd, ctl);
+		ec_notify(ch.fd, ch.ctl);
+	} else if (!serve && ch.ctl) {
+		ec_notify(ch.fd, ch.ctl);
 	}
 	if (by_peer)
 		printf("exchange: the peer ended after %llu of %llu round trips\n",
@@ -1734,10 +1918,12 @@ static int run_exchange(bool serve, unsigned int domid, unsigned int rport,
 	printf("round trip: median %u us, p99 %u us, worst %llu us; late %llu (past %d ms, lost after %d ms), worst by %llu ms\n",
 	       lat_pct(&rtt, 50), lat_pct(&rtt, 99), rtt.worst_ns / 1000,
 	       late, ex.timeout_ms, ex.lost_ms, ms_of(worst_late_ns));
+	if (restores)
+		printf("exchange: across %llu restore(s) of the guest\n", restores);
 	printf("exchange: %llu events sent, %llu received, 0 lost\n", sent,
 	       received);
 	free(rtt.us);
-	close(fd);
+	close(ch.fd);
 	return 0;
 }
 
@@ -2075,7 +2261,8 @@ static void set_times(int *timeout, int *lost, int timeout_opt, int lost_opt)
 
 enum { O_PORTS = 256, O_SENDS, O_TIMEOUT, O_FLOOD, O_MAXSECS, O_SELF,
 	O_DOMID, O_PORT, O_COUNT, O_WAIT, O_ROUNDS, O_MAXLOST, O_LOST,
-	O_CTL, O_PROGRESS, O_DELAY_AT, O_DELAY_MS, O_DROP_AT, O_HOLD, O_HELP };
+	O_CTL, O_PROGRESS, O_DELAY_AT, O_DELAY_MS, O_DROP_AT, O_HOLD,
+	O_FOLLOW, O_RECONNECT, O_HELP };
 
 static const struct option options[] = {
 	{ "ports", required_argument, NULL, O_PORTS },
@@ -2097,6 +2284,8 @@ static const struct option options[] = {
 	{ "delay-ms", required_argument, NULL, O_DELAY_MS },
 	{ "drop-at", required_argument, NULL, O_DROP_AT },
 	{ "hold", required_argument, NULL, O_HOLD },
+	{ "follow-restore", no_argument, NULL, O_FOLLOW },
+	{ "reconnect", required_argument, NULL, O_RECONNECT },
 	{ "help", no_argument, NULL, O_HELP },
 	{ NULL, 0, NULL, 0 }
 };
@@ -2104,8 +2293,8 @@ static const struct option options[] = {
 /* Which options each mode takes. */
 static const char *const mode_opts[] = {
 	"ports sends timeout-ms lost-ms flood-secs max-secs self-domid",
-	"domid count timeout-ms lost-ms wait-secs delay-at delay-ms drop-at",
-	"domid port ctl-port count timeout-ms lost-ms max-secs progress hold",
+	"domid count timeout-ms lost-ms wait-secs delay-at delay-ms drop-at follow-restore",
+	"domid port ctl-port count timeout-ms lost-ms max-secs progress hold reconnect",
 	"rounds max-lost timeout-ms lost-ms max-secs self-domid",
 };
 
@@ -2195,6 +2384,12 @@ int main(int argc, char **argv)
 			break;
 		case O_HOLD:
 			ex.hold = file_arg(name, optarg);
+			break;
+		case O_FOLLOW:
+			ex.follow = true;
+			break;
+		case O_RECONNECT:
+			ex.reconnect = file_arg(name, optarg);
 			break;
 		case O_DROP_AT:
 			ex.drop_at = num_arg(name, optarg, 1, 1000000000);
