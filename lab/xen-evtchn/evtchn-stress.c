@@ -1817,6 +1817,7 @@ again:
 		if (got == GOT_REBOUND) {
 			rebound = true;
 			restores++;
+			ta = 0;		/* the gap is no stall either */
 			if (serve) {
 				t0 = now_ns();
 				goto again;
