@@ -17,14 +17,15 @@ ARCH ?= x86_64
 # value stops make here with one line, before packages, trees or kernels.
 ARGS_ERROR := $(shell ARCH='$(ARCH)' KCONFIG='$(KCONFIG)' DEB='$(DEB)' IMAGE='$(IMAGE)' \
 	KUNIT_CONFIGS='$(KUNIT_CONFIGS)' XEN_TEST_ARCHS='$(XEN_TEST_ARCHS)' \
-	BISECT_VARIANTS='$(BISECT_VARIANTS)' BASE='$(BASE)' mk/args.sh $(MAKECMDGOALS) 2>&1)
+	BISECT_VARIANTS='$(BISECT_VARIANTS)' BASE='$(BASE)' SIGNOFF='$(SIGNOFF)' AUTHOR='$(AUTHOR)' \
+	DIR='$(DIR)' mk/args.sh $(MAKECMDGOALS) 2>&1)
 ifneq ($(ARGS_ERROR),)
 $(error $(ARGS_ERROR))
 endif
 
 # '## TARGET: what it does' above each target is what make help prints
 # (mk/check.sh checks that every target has one).
-.PHONY: help all deps tree refresh kunit replay-check check series bisect-build clean \
+.PHONY: help all deps tree refresh kunit replay-check check series export bisect-build clean \
 	bench fairness xen-test fuzz fuzz-long deb vee-lab vee-report objsize live-order
 
 # Default: the patched, dom0-capable x86_64 kernel in build/out/
@@ -79,6 +80,12 @@ refresh: deps
 ## series: the two series as mail in build/series/fixes/ and rr/, checked (SIGNOFF=, AUTHOR=, REVISION=)
 series: tree
 	@mk/series.sh
+
+# The series as complete git format-patch files and a quilt series file,
+# for git am or quilt on a tree of that base (mk/export.sh checks both).
+## export: the series (BASE=V's too) as git format-patch files and a quilt series file in build/export/ (DIR=, SIGNOFF=, AUTHOR=)
+export: tree
+	@mk/export.sh
 
 # Every commit of the series must build as the kernel test robot builds.
 ## bisect-build: every commit built: drivers/xen/ for x86_64, i386, arm and x86_64 with clang (W=1, sparse), an x86_64 kernel with KUnit =m (modpost)
@@ -175,13 +182,15 @@ vee-report:
 #= KUNIT_FILTER: make kunit's suite[.case] globs (kunit.py's filter_glob)
 #= KUNIT_KCONFIG_ADD: more options for make kunit's kernel ("CONFIG_A=y CONFIG_B=y")
 #= KUNIT_BUILD_DIR: another build directory for make kunit (under build/)
-#= SIGNOFF: make series' sender, "Name <mail>" (default: git's user.name and user.email)
-#= AUTHOR: make series' author of every patch, "Name <mail>" (default: the sender)
+#= SIGNOFF: make series' and make export's sender, "Name <mail>" (default: git's user.name and user.email)
+#= AUTHOR: make series' and make export's author of every patch, "Name <mail>" (default: the sender)
+#= DIR: make export's directory (default build/export, build/V/export for BASE=V)
 #= REVISION: make series' version, n > 1 for "[PATCH vn ...]"
 #= COVER_FIGURES: 0: make series leaves bloat-o-meter (make objsize) out of the cover letters
 #= KUNIT_XEN_TEST: 0: make kunit's x86_64 kernel without lab/xen/xen-test.config (as the sanitizer build)
 #= KUNIT_ACCEL: tcg (default) or any: QEMU's accelerators for make kunit (any: kunit.py's choice)
 #= SERIES_TEST: 0: make check leaves make series out
+#= EXPORT_TEST: 0: make check leaves make export out
 #= FORCE: 1: make clean removes build/ even with unsaved work in a kernel tree
 #= BISECT: 0: make check leaves make bisect-build out
 #= BISECT_VARIANTS: make bisect-build's builds (default x86_64 i386 arm x86_64-m x86_64-clang)
@@ -203,7 +212,8 @@ vee-report:
 #= XEN_TEST_LOAD_NICE: their nice value (default 0)
 #= XEN_TEST_TCG: QEMU's TCG, multi (a thread per vCPU, the default) or single
 #= XEN_TEST_FAULT: late, stall or lost: the guest answers its event 100 late or never (test only)
-#= XEN_TEST_GUEST_FAULTS: 0: no pause and vCPU unplug of the guest during the exchange (default 1)
+#= XEN_TEST_GUEST_FAULTS: 0: no pause, save and restore, and vCPU unplug of the guest during the exchange (default 1)
+#= XEN_TEST_SAVE: 0 or 1: the guest saved and restored among the guest faults (default 1 on x86 with the test kernel)
 #= DEB: make xen-test boots this linux-image-*.deb instead of the KUnit kernel
 #= IMAGE: make xen-test boots this kernel image (e.g. build/out/bzImage) instead
 #= IMAGE_CONFIG: IMAGE's configuration (default: the config beside it)

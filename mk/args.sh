@@ -54,6 +54,13 @@ for goal in "$@"; do
 	bisect-build)
 		each BISECT_VARIANTS "$BISECT_ALL_VARIANTS"
 		;;
+	series | export)
+		who='^([^<>]*[^<>[:space:]]) +<([^<>[:space:]]+@[^<>[:space:]]+)>$'
+		[[ -z ${SIGNOFF:-} || $SIGNOFF =~ $who ]] || bad "SIGNOFF=$SIGNOFF: not \"Name <mail>\""
+		[[ -z ${AUTHOR:-} || $AUTHOR =~ $who ]] || bad "AUTHOR=$AUTHOR: not \"Name <mail>\""
+		[[ $goal == series || -z ${DIR:-} || ! -e $DIR || -d $DIR ]] ||
+			bad "DIR=$DIR: not a directory"
+		;;
 	esac
 done
 exit 0

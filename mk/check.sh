@@ -107,6 +107,24 @@ if [[ ${SERIES_TEST:-1} != 0 && $SERIES_BASE == "$MAIN_BASE" ]]; then
 	fi
 fi
 
+# Then make export (any base) as a test sender, into build/check-export
+# (not build/export, which may hold the developer's): git am and quilt
+# must both give the series' tree, the one the KUnit and bisect builds
+# build.  Counts one.  EXPORT_TEST=0 leaves it out.
+if [[ ${EXPORT_TEST:-1} != 0 ]]; then
+	say "== make export as a test sender (mk/export.sh)"
+	out=$LOGS/export-check.out
+	if SIGNOFF="Check Tester <check@example.org>" DIR=$BUILD/check-export \
+		"$(dirname "$0")/export.sh" >"$out" 2>&1; then
+		passed=$((passed + 1))
+		results+=("$(printf '%-12s %4d passed, %d failed  (%s)' export 1 0 "$out")")
+	else
+		tail -n 20 "$out"
+		failed=$((failed + 1))
+		results+=("$(printf '%-12s %4d passed, %d failed  (%s)' export 0 1 "$out")")
+	fi
+fi
+
 # Then every commit of the series built as the kernel test robot builds a
 # series (mk/bisect-build.sh): drivers/xen/ for x86_64, i386, arm and
 # x86_64 with clang, KUnit and the suite =y, W=1 and sparse on

@@ -330,6 +330,75 @@ project_files() {
 		done | sort -u
 }
 
+# series_tip: build/linux's (build/V/linux's) last commit of the series
+# proper, base's if none: patches/series' commits up to the first "lab:"
+# one (the rig's: never mailed nor exported; they come last).
+series_tip() {
+	local c s lab='' tip
+	tip=$(git -C "$LINUX" rev-parse base)
+	for c in $(git -C "$LINUX" rev-list --reverse base..HEAD); do
+		s=$(git -C "$LINUX" log -1 --format=%s "$c")
+		if [[ $s == lab:* ]]; then
+			lab=1
+			continue
+		fi
+		[[ -z $lab ]] || die "commit '$s' comes after a lab: commit in ${LINUX#"$ROOT"/}: lab patches go last in patches/series"
+		tip=$c
+	done
+	echo "$tip"
+}
+
+# sender_identity TARGET: who sends (make series) or exports (make export)
+# the patches, "Name <mail>": SIGNOFF=, else git's user.name and
+# user.email here if the address is a person's (never made up); and
+# their author: AUTHOR=, else the sender.  Sets sender_name, sender_mail,
+# author_name and author_mail; TARGET names the make target in errors.
+sender_identity() {
+	local ident name mail author
+	if [[ -n ${SIGNOFF:-} ]]; then
+		ident=$SIGNOFF
+	else
+		name=$(git -C "$ROOT" config user.name || true)
+		mail=$(git -C "$ROOT" config user.email || true)
+		[[ -n $name && -n $mail ]] ||
+			die "no identity to sign the patches off with: set git config user.name and user.email, or run make $1 SIGNOFF=\"Your Name <you@example.org>\""
+		ident="$name <$mail>"
+		# The repo's own identity (a noreply or example address) is
+		# not a person: it signs nothing.
+		[[ ! $mail =~ (noreply|\.invalid$|\.example$|\.test$|\.localhost$) ]] ||
+			die "git's user.email here, $mail, is not a person's address: run make $1 SIGNOFF=\"Your Name <you@example.org>\""
+	fi
+	[[ $ident =~ ^([^<>]*[^<>[:space:]])\ +\<([^<>[:space:]]+@[^<>[:space:]]+)\>$ ]] ||
+		die "SIGNOFF must read \"Name <mail>\", not '$ident'"
+	sender_name=${BASH_REMATCH[1]} sender_mail=${BASH_REMATCH[2]}
+	author=${AUTHOR:-$ident}
+	[[ $author =~ ^([^<>]*[^<>[:space:]])\ +\<([^<>[:space:]]+@[^<>[:space:]]+)\>$ ]] ||
+		die "AUTHOR must read \"Name <mail>\", not '$author'"
+	author_name=${BASH_REMATCH[1]} author_mail=${BASH_REMATCH[2]}
+}
+
+# signed_commits REPO FROM TIP: the commits FROM..TIP of REPO made again on
+# FROM, authored by author_name <author_mail> (their dates and messages
+# kept) and committed by the sender (sender_identity); only real people
+# sign: the commits' own Signed-off-by lines go, the author's and then
+# the sender's come instead.  Prints the new commits, oldest first.
+signed_commits() {
+	local repo=$1 tip c msg signoffs
+	signoffs=(--trailer "Signed-off-by: $author_name <$author_mail>")
+	[[ "$author_name <$author_mail>" == "$sender_name <$sender_mail>" ]] ||
+		signoffs+=(--trailer "Signed-off-by: $sender_name <$sender_mail>")
+	tip=$(git -C "$repo" rev-parse "$2")
+	for c in $(git -C "$repo" rev-list --reverse "$2..$3"); do
+		msg=$(git -C "$repo" log -1 --format=%B "$c" | sed '/^Signed-off-by: /d')
+		msg=$(git -C "$repo" interpret-trailers --if-exists add "${signoffs[@]}" <<<"$msg")
+		tip=$(GIT_AUTHOR_NAME=$author_name GIT_AUTHOR_EMAIL=$author_mail \
+			GIT_AUTHOR_DATE=$(git -C "$repo" log -1 --format=%aD "$c") \
+			GIT_COMMITTER_NAME=$sender_name GIT_COMMITTER_EMAIL=$sender_mail \
+			git -C "$repo" commit-tree "$c^{tree}" -p "$tip" -m "$msg")
+		echo "$tip"
+	done
+}
+
 # series_fingerprint: after read_series, a hash of what make tree builds
 # the tree from: BASE's pin, patches/series, the patches, the new files
 # (contents and modes) and the variant's files.  make tree records it in

@@ -38,45 +38,16 @@ require_tree
 # "git send-email build/series/*/*.eml" would pick it up.
 final=$BUILD/series
 out=$BUILD/series.new
-# The series is base..$tip: the commits of patches/series up to the first
-# "lab:" one (the rig's, never mailed; they come last).
-tip=base
-for c in $(git -C "$LINUX" rev-list --reverse base..HEAD); do
-	s=$(git -C "$LINUX" log -1 --format=%s "$c")
-	if [[ $s == lab:* ]]; then
-		lab=1
-		continue
-	fi
-	[[ -z ${lab:-} ]] || die "commit '$s' comes after a lab: commit in ${LINUX#"$ROOT"/}: lab patches go last in patches/series"
-	tip=$c
-done
+# The series is base..$tip, without the lab: commits (series_tip).
+tip=$(series_tip)
 n=$(git -C "$LINUX" rev-list --count "base..$tip")
 if ((n == 0)); then
 	say "nothing to export: patches/series has no entries"
 	exit 0
 fi
 
-# The sender, for From: and Signed-off-by:.  Never made up.
-if [[ -n ${SIGNOFF:-} ]]; then
-	ident=$SIGNOFF
-else
-	name=$(git -C "$ROOT" config user.name || true)
-	mail=$(git -C "$ROOT" config user.email || true)
-	[[ -n $name && -n $mail ]] ||
-		die "no identity to sign the patches off with: set git config user.name and user.email, or run make series SIGNOFF=\"Your Name <you@example.org>\""
-	ident="$name <$mail>"
-	# The repo's own identity (a noreply or example address) is not a
-	# person: it signs nothing.
-	[[ ! $mail =~ (noreply|\.invalid$|\.example$|\.test$|\.localhost$) ]] ||
-		die "git's user.email here, $mail, is not a person's address: run make series SIGNOFF=\"Your Name <you@example.org>\""
-fi
-[[ $ident =~ ^([^<>]*[^<>[:space:]])\ +\<([^<>[:space:]]+@[^<>[:space:]]+)\>$ ]] ||
-	die "SIGNOFF must read \"Name <mail>\", not '$ident'"
-sender_name=${BASH_REMATCH[1]} sender_mail=${BASH_REMATCH[2]}
-author=${AUTHOR:-$ident}
-[[ $author =~ ^([^<>]*[^<>[:space:]])\ +\<([^<>[:space:]]+@[^<>[:space:]]+)\>$ ]] ||
-	die "AUTHOR must read \"Name <mail>\", not '$author'"
-author_name=${BASH_REMATCH[1]} author_mail=${BASH_REMATCH[2]}
+# The sender and the author, for From: and Signed-off-by:.
+sender_identity series
 
 [[ -z ${V:-} ]] || die "V= is kbuild's verbosity; the series' version is REVISION=$V"
 REVISION=${REVISION:-1}
@@ -93,30 +64,18 @@ command -v b4 >/dev/null || die "b4 not found (Debian package b4; mk/deps.sh ins
 repo=$tmp/linux
 git clone -q --shared --no-checkout "$LINUX" "$repo"
 git -C "$repo" sparse-checkout set --no-cone /MAINTAINERS /scripts/get_maintainer.pl
-# Only real people sign: any Signed-off-by of build/linux's commits goes;
-# the author's (AUTHOR=) and then the sender's come instead.
-signoffs=(--trailer "Signed-off-by: $author_name <$author_mail>")
-[[ "$author_name <$author_mail>" == "$sender_name <$sender_mail>" ]] ||
-	signoffs+=(--trailer "Signed-off-by: $sender_name <$sender_mail>")
 last=$tip
 # The two series: the leading commits with a Fixes: tag (the width fixes,
 # for the xen tree and stable), then the rest, based on them.  newc[i] is
-# the rewritten commit of orig[i].
+# the rewritten commit of orig[i] (signed_commits).
 mapfile -t orig < <(git -C "$repo" rev-list --reverse "base..$last")
-newc=()
+signed=$(signed_commits "$repo" base "$last")
+mapfile -t newc <<<"$signed"
 nfix=0
-tip=$(git -C "$repo" rev-parse base)
-for c in "${orig[@]}"; do
-	msg=$(git -C "$repo" log -1 --format=%B "$c" | sed '/^Signed-off-by: /d')
-	if ((nfix == ${#newc[@]})) && grep -q '^Fixes: ' <<<"$msg"; then
-		nfix=$((nfix + 1))
-	fi
-	msg=$(git -C "$repo" interpret-trailers --if-exists add "${signoffs[@]}" <<<"$msg")
-	tip=$(GIT_AUTHOR_NAME=$author_name GIT_AUTHOR_EMAIL=$author_mail \
-		GIT_AUTHOR_DATE=$(git -C "$repo" log -1 --format=%aD "$c") \
-		GIT_COMMITTER_NAME=$sender_name GIT_COMMITTER_EMAIL=$sender_mail \
-		git -C "$repo" commit-tree "$c^{tree}" -p "$tip" -m "$msg")
-	newc+=("$tip")
+for c in "${newc[@]}"; do
+	msg=$(git -C "$repo" log -1 --format=%B "$c")
+	grep -q '^Fixes: ' <<<"$msg" || break
+	nfix=$((nfix + 1))
 done
 # PART NAME FIRST COUNT TEMPLATE: commits FIRST.. (COUNT of them) of orig.
 parts=()
