@@ -121,7 +121,8 @@ static const char usage_text[] =
 "       first; then as serve, and stops after --max-secs (0: no limit),\n"
 "       raising C.  --progress FILE: \"N of COUNT\" rewritten each second.\n"
 "       --hold FILE: go on past --count while FILE exists.  --reconnect\n"
-"       FILE: while it waits, peer looks for FILE each second; it reads\n"
+"       FILE: while it waits, peer looks for FILE each second (and waits\n"
+"       on while FILE.pending exists, however long); it reads\n"
 "       \"DOMID P C N\" (serve's restored line, with the new domid),\n"
 "       removes it and binds the new ports; the event in flight is sent\n"
 "       again, or, if serve had answered it (N), counted as answered.\n"
@@ -1691,11 +1692,23 @@ static bool peer_reconnected(void)
 	return true;
 }
 
+/* peer: FILE.pending (--reconnect FILE) exists: a save is under way. */
+static bool reconnect_pending(void)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s.pending", ex.reconnect);
+	return !access(path, F_OK);
+}
+
 /*
  * wait_ports() on the exchange's channel, for @ms; following a restore
  * (serve's --follow-restore, peer's --reconnect) it waits a second at a
- * time and looks for one in between: GOT_REBOUND once the channel is
- * rebound.
+ * time and looks for one in between, also once @ms are over (a guest
+ * resumes with its deadlines long past): GOT_REBOUND once the channel is
+ * rebound.  The peer's wait does not end while its --reconnect FILE's
+ * FILE.pending exists: the guest is being saved and restored, however
+ * long that takes on a busy host, and its event is not lost meanwhile.
  */
 static unsigned int wait_ex(bool serve, long long ms)
 {
@@ -1710,10 +1723,12 @@ static unsigned int wait_ex(bool serve, long long ms)
 
 		got = wait_ports(ch.fd, ch.port, ctl,
 				 left < REBIND_MS ? left : REBIND_MS);
-		if (got || now_ns() >= end)
+		if (got)
 			return got;
 		if (serve ? serve_restored(ch.answered) : peer_reconnected())
 			return GOT_REBOUND;
+		if (now_ns() >= end && (serve || !reconnect_pending()))
+			return 0;
 	}
 }
 
