@@ -1639,23 +1639,51 @@ static void peer_bind(unsigned int domid, unsigned int rport,
 
 /*
  * serve, --follow-restore: whether the domain was restored (its domid
- * changed); then its old ports, which Xen closed, are unbound and new
- * ones bound and printed for the peer, with how many events were
- * answered (@answered).
+ * changed); then new ports are bound and printed for the peer, with how
+ * many events were answered (@answered), and the old ones, which Xen
+ * closed, unbound.  The new ones are bound first, as a process that
+ * knows nothing of the restore would: Xen may give a new port an old
+ * one's number, and the bind then fails with EEXIST; the old ports must
+ * still be there to unbind (a kernel without lab patch 0007 has emptied
+ * the file's tree of ports by then: their unbind fails with ENOTCONN).
  */
 static bool serve_restored(unsigned long long answered)
 {
+	unsigned int old[2] = { ch.port, ch.ctl };
 	long d = xs_domid();
+	int p, c = 0, i, rc;
 
 	if (d < 0 || d == ch.self)
 		return false;
 	printf("restore: this domain was %ld and is %ld: ports %u and %u are gone\n",
 	       ch.self, d, ch.port, ch.ctl);
 	ch.self = d;
-	ec_unbind(ch.fd, ch.port);
-	ec_unbind(ch.fd, ch.ctl);
-	ch.port = ec_bind_unbound(ch.fd, ch.domid, false);
-	ch.ctl = ec_bind_unbound(ch.fd, ch.domid, false);
+	p = ec_bind_unbound(ch.fd, ch.domid, true);
+	if (p >= 0)
+		c = ec_bind_unbound(ch.fd, ch.domid, true);
+	if (p == -EEXIST || c == -EEXIST)
+		printf("restore: a new port has an old one's number: bind: %s\n",
+		       strerror(EEXIST));
+	else if (p < 0 || c < 0)
+		fail_exit("restore: binding a new port: %s",
+			  strerror(p < 0 ? -p : -c));
+	for (i = 0; i < 2; i++) {
+		struct ioctl_evtchn_unbind u = { .port = old[i] };
+
+		rc = EC_IOCTL(ch.fd, IOCTL_EVTCHN_UNBIND, &u, true);
+		if (rc == -ENOTCONN)
+			fail_exit("restore: unbinding old port %u: %s: the kernel lost this file's ports at the failed bind (drivers/xen/evtchn.c, add_evtchn()'s EEXIST path; lab patch 0007)",
+				  old[i], strerror(ENOTCONN));
+		if (rc < 0)
+			fail_exit("restore: unbinding old port %u: %s", old[i],
+				  strerror(-rc));
+	}
+	if (p < 0)
+		p = ec_bind_unbound(ch.fd, ch.domid, false);
+	if (c <= 0)
+		c = ec_bind_unbound(ch.fd, ch.domid, false);
+	ch.port = p;
+	ch.ctl = c;
 	printf("restored: port=%u ctl=%u answered=%llu\n", ch.port, ch.ctl,
 	       answered);
 	fflush(stdout);
