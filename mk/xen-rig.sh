@@ -80,8 +80,10 @@ rig_init() {
 		busybox-static)
 	XEN_BIN=/usr/lib/xen-$XEN_SERIES/bin
 	XEN_TOOLS=(xl xenstored xenconsoled xen-init-dom0)
-	# xl save and restore run it (x86 only: Xen on Arm cannot save a guest).
-	[[ $XEN_ARCH != x86_64 ]] || XEN_TOOLS+=(libxl-save-helper)
+	# xl save and restore run it (x86 only: Xen on Arm cannot save a
+	# guest); xentrace, Xen's trace (make xen-test XEN_TEST_TRACE=1: the
+	# marks of evtchn-stress --xen-marks are x86 PV hypercall records).
+	[[ $XEN_ARCH != x86_64 ]] || XEN_TOOLS+=(libxl-save-helper xentrace)
 	# What the kernel needs for every stage (lab/xen/xen-test.config): built
 	# in, and built in or (in a package) as modules.
 	KCONFIG_BUILTIN=(XEN_DOM0 HVC_XEN XEN_BACKEND UNIX UNIX98_PTYS
@@ -368,8 +370,8 @@ build_stress() {
 		die "$STRESS_DIR/evtchn-stress.c missing"
 	mkdir -p "$(dirname "$STRESS")"
 	make -C "$STRESS_DIR" -s OUTPUT="$(dirname "$STRESS")/" CFLAGS=-O2 \
-		CC="$(cross_prefix "$XEN_ARCH")gcc" LDFLAGS=-static evtchn-stress >>"$PREPLOG" 2>&1 ||
-		die "cannot build evtchn-stress (see $PREPLOG)"
+		CC="$(cross_prefix "$XEN_ARCH")gcc" LDFLAGS=-static evtchn-stress xtrace-stalls >>"$PREPLOG" 2>&1 ||
+		die "cannot build evtchn-stress and xtrace-stalls (see $PREPLOG)"
 	[[ -x $STRESS ]] || die "$STRESS missing after make evtchn-stress"
 }
 
@@ -469,6 +471,7 @@ busybox_root() {
 	ln -s busybox "$dir/bin/sh"
 	install -m 755 "$2" "$dir/init"
 	install -m 755 "$STRESS" "$dir/usr/bin/evtchn-stress"
+	install -m 755 "$(dirname "$STRESS")/xtrace-stalls" "$dir/usr/bin/xtrace-stalls"
 	if [[ -n $LIVE_KO ]]; then
 		mkdir -p "$dir/usr/lib/xen-test"
 		install -m 644 "$LIVE_KO" "$dir/usr/lib/xen-test/"

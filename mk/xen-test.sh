@@ -71,7 +71,10 @@
 # unplugged and plugged back, during the exchange, which must go on after
 # each and lose nothing), XEN_TEST_SAVE=0|1 (the save and restore among
 # them: on by default on x86 with the test kernel, off with DEB= or
-# IMAGE=, whose kernels may not have the fix of lab patch 0006).
+# IMAGE=, whose kernels may not have the fixes of lab patches 0006 and
+# 0007), XEN_TEST_TRACE=1 (x86: Xen's trace of the exchange, xentrace,
+# with evtchn-stress's marks; lab/xen-evtchn/xtrace-stalls says where
+# each round trip of 500 ms or more went: a "Xen trace" stage).
 set -eEuo pipefail
 # shellcheck source=mk/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -133,10 +136,17 @@ GUEST_FAULTS=${XEN_TEST_GUEST_FAULTS:-1}
 [[ $GUEST_FAULTS == [01] ]] || die "XEN_TEST_GUEST_FAULTS=$GUEST_FAULTS: 0 or 1"
 DOM0_ARGS+=" xentest.lost=60000 xentest.fault=$FAULT xentest.faults=$GUEST_FAULTS"
 FAULTS=$GUEST_FAULTS
+# XEN_TEST_TRACE=1: Xen's trace of the exchange (x86: evtchn-stress's
+# marks are PV hypercall records), read by lab/xen-evtchn/xtrace-stalls.
+TRACE=${XEN_TEST_TRACE:-0}
+[[ $TRACE == [01] ]] || die "XEN_TEST_TRACE=$TRACE: 0 or 1"
+((!TRACE)) || [[ $XEN_ARCH == x86_64 ]] ||
+	die "XEN_TEST_TRACE=1 needs ARCH=x86_64 (the marks are x86 PV hypercall records)"
+DOM0_ARGS+=" xentest.trace=$TRACE"
 # The guest saved and restored during the exchange (x86: Xen on Arm cannot
-# save a guest), by default with the test kernel, whose lab patch 0006
-# fixes the BUG that the kernels as released hit there (DEB= and IMAGE=:
-# XEN_TEST_SAVE=1 to try them).
+# save a guest), by default with the test kernel, whose lab patches 0006
+# and 0007 fix the BUG and the lost ports that the kernels as released
+# hit there (DEB= and IMAGE=: XEN_TEST_SAVE=1 to try them).
 SAVE=${XEN_TEST_SAVE:-$([[ $XEN_ARCH == x86_64 && -z $PKG && $FAULTS == 1 ]] && echo 1 || echo 0)}
 [[ $SAVE == [01] ]] || die "XEN_TEST_SAVE=$SAVE: 0 or 1"
 if ((SAVE)) && [[ $XEN_ARCH != x86_64 || $FAULTS != 1 ]]; then

@@ -95,6 +95,7 @@ static const char usage_text[] =
 "       " PROG " peer --domid D --port P [--ctl-port C] [--count N]\n"
 "                     [--timeout-ms N] [--lost-ms N] [--max-secs N]\n"
 "                     [--progress FILE] [--hold FILE] [--reconnect FILE]\n"
+"                     [--xen-marks]\n"
 "       " PROG " width [--rounds N] [--max-lost N] [--timeout-ms N]\n"
 "                      [--lost-ms N] [--max-secs N] [--self-domid D]\n"
 "\n"
@@ -126,6 +127,10 @@ static const char usage_text[] =
 "       \"DOMID P C N\" (serve's restored line, with the new domid),\n"
 "       removes it and binds the new ports; the event in flight is sent\n"
 "       again, or, if serve had answered it (N), counted as answered.\n"
+"--xen-marks (peer): mark each event in Xen's trace (xentrace): a\n"
+"       sched_op hypercall Xen refuses and traces, cmd 0x7eKNNNNN: K 1\n"
+"       peer sends event N, 3 peer has the answer (lab/xen-evtchn/\n"
+"       xtrace-stalls reads them).  Needs dom0's /dev/xen/privcmd.\n"
 "width  one receiving port in each word 32-63 and a row of them in words\n"
 "       1-31, on vCPU 0; from vCPU 1, --rounds (20000) rounds each raise\n"
 "       a low and a high one together.  A high port not delivered is\n"
@@ -1449,6 +1454,7 @@ static struct {
 	const char *hold;		/* peer: go on past --count while it exists */
 	bool follow;			/* serve: --follow-restore */
 	const char *reconnect;		/* peer: --reconnect FILE */
+	bool marks;			/* --xen-marks */
 } ex = {
 	.timeout_ms = 5000,
 	.lost_ms = 60000,
@@ -1607,6 +1613,51 @@ static long xs_domid(void)
 	}
 	close(fd);
 	return v;
+}
+
+#define DEV_PRIVCMD	"/dev/xen/privcmd"
+#define HC_SCHED_OP	29		/* __HYPERVISOR_sched_op */
+#define XEN_MARK	0x7e000000U	/* no such sched_op: -ENOSYS */
+
+/*
+ * <xen/privcmd.h>'s, which the toolchain's copy cannot give: it includes
+ * <xen/interface/xen.h>, which only the kernel has.
+ */
+struct privcmd_hypercall {
+	uint64_t op;
+	uint64_t arg[5];
+};
+#define IOCTL_PRIVCMD_HYPERCALL \
+	_IOC(_IOC_NONE, 'P', 0, sizeof(struct privcmd_hypercall))
+
+/* 2 is left for the guest's side, which xtrace-stalls finds otherwise. */
+enum { MARK_SENT = 1, MARK_ANSWERED = 3 };
+
+/*
+ * --xen-marks: put event @k's moment @kind into Xen's trace: a sched_op
+ * hypercall whose cmd (0x7e000000 | kind << 20 | k's low 20 bits) no
+ * Xen knows: it returns -ENOSYS, and its trace record
+ * (TRC_PV_HYPERCALL_V2, x86 PV) keeps the cmd, on Xen's clock.
+ */
+static void xen_mark(unsigned int kind, unsigned long long k)
+{
+	static int fd = -1;
+	struct privcmd_hypercall h = {
+		.op = HC_SCHED_OP,
+		.arg = { XEN_MARK | kind << 20 | (k & 0xfffff) },
+	};
+
+	if (!ex.marks)
+		return;
+	if (fd < 0) {
+		fd = open(DEV_PRIVCMD, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			fail_exit("--xen-marks: cannot open %s: %s", DEV_PRIVCMD,
+				  strerror(errno));
+	}
+	if (ioctl(fd, IOCTL_PRIVCMD_HYPERCALL, &h) >= 0 || errno != ENOSYS)
+		fail_exit("--xen-marks: sched_op %#x did not fail with ENOSYS: %s",
+			  (unsigned int)h.arg[0], strerror(errno));
 }
 
 /*
@@ -1824,6 +1875,7 @@ static int run_exchange(bool serve, unsigned int domid, unsigned int rport,
 				stopped = true;
 				break;
 			}
+			xen_mark(MARK_SENT, i + 1);
 			t0 = now_ns();
 			ec_notify(ch.fd, ch.port);
 			sent++;
@@ -1895,6 +1947,8 @@ again:
 		tn = now_ns();
 		ns = tn - t0;
 		received++;
+		if (!serve)
+			xen_mark(MARK_ANSWERED, i + 1);
 		if (ta && got == GOT_PORT && ncpu && read_steal(st_b) == ncpu) {
 			unsigned long long d = tn - ta;
 
@@ -2306,7 +2360,7 @@ static void set_times(int *timeout, int *lost, int timeout_opt, int lost_opt)
 enum { O_PORTS = 256, O_SENDS, O_TIMEOUT, O_FLOOD, O_MAXSECS, O_SELF,
 	O_DOMID, O_PORT, O_COUNT, O_WAIT, O_ROUNDS, O_MAXLOST, O_LOST,
 	O_CTL, O_PROGRESS, O_DELAY_AT, O_DELAY_MS, O_DROP_AT, O_HOLD,
-	O_FOLLOW, O_RECONNECT, O_HELP };
+	O_FOLLOW, O_RECONNECT, O_MARKS, O_HELP };
 
 static const struct option options[] = {
 	{ "ports", required_argument, NULL, O_PORTS },
@@ -2330,6 +2384,7 @@ static const struct option options[] = {
 	{ "hold", required_argument, NULL, O_HOLD },
 	{ "follow-restore", no_argument, NULL, O_FOLLOW },
 	{ "reconnect", required_argument, NULL, O_RECONNECT },
+	{ "xen-marks", no_argument, NULL, O_MARKS },
 	{ "help", no_argument, NULL, O_HELP },
 	{ NULL, 0, NULL, 0 }
 };
@@ -2338,7 +2393,7 @@ static const struct option options[] = {
 static const char *const mode_opts[] = {
 	"ports sends timeout-ms lost-ms flood-secs max-secs self-domid",
 	"domid count timeout-ms lost-ms wait-secs delay-at delay-ms drop-at follow-restore",
-	"domid port ctl-port count timeout-ms lost-ms max-secs progress hold reconnect",
+	"domid port ctl-port count timeout-ms lost-ms max-secs progress hold reconnect xen-marks",
 	"rounds max-lost timeout-ms lost-ms max-secs self-domid",
 };
 
@@ -2434,6 +2489,9 @@ int main(int argc, char **argv)
 			break;
 		case O_RECONNECT:
 			ex.reconnect = file_arg(name, optarg);
+			break;
+		case O_MARKS:
+			ex.marks = true;
 			break;
 		case O_DROP_AT:
 			ex.drop_at = num_arg(name, optarg, 1, 1000000000);
