@@ -10,10 +10,12 @@
  * hypercall that Xen refuses (-ENOSYS) and traces (TRC_PV_HYPERCALL_V2
  * keeps sched_op's cmd): before it sends event K (kind 1), and when the
  * answer to K reached it (kind 3).  The guest cannot mark (its privcmd
- * is restricted: EPERM), so its side is its first event_channel_op
- * hypercall after the send (its answer, or an IPI or unmask on the way
- * to it; a mark of kind 2, if a guest could make one, is taken first):
- * the trace says which domain's vCPU each pCPU was running.  The same
+ * is restricted: EPERM), so its side is its last event_channel_op
+ * hypercall before peer has the answer: its answer (EVTCHNOP_send; the
+ * IPIs and unmasks of its way there come before it, and it makes none
+ * after it until the next send; a mark of kind 2, if a guest could make
+ * one, is taken first).  The trace says which domain's vCPU each pCPU
+ * was running.  The same
  * trace has every vCPU's runstate changes (TRC_SCHED_RUNSTATE_CHANGE:
  * Xen's view of the vCPU: running, runnable, blocked, offline) and
  * wakes.
@@ -454,8 +456,11 @@ int main(int argc, char **argv)
 		unsigned int recv_dom0, c, cpu, verdict, show;
 		double leg;
 
-		if (t1 && !t2)
-			t2 = first_after(guest_ops, nr_guest_ops, t1);
+		if (t1 && t3 && !t2) {
+			size_t j = first_index(guest_ops, nr_guest_ops, t3 - 1);
+
+			t2 = j && guest_ops[j - 1] > t1 ? guest_ops[j - 1] : 0;
+		}
 		if (!t1 || !t2 || !t3 || t2 < t1 || t3 < t2)
 			continue;
 		rtts++;

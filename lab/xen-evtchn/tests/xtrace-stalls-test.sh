@@ -65,6 +65,8 @@ for k, kind in enumerate(["runnable", "silent", "running", "blocked", "mixed"], 
     if kind == "runnable":
         runstate(1, a + MS, 1, 0, RUN, RUNNABLE)
         runstate(1, b - MS, 1, 0, RUNNABLE, RUN)
+    elif kind == "running":
+        evtchn_op(1, a + 3 * MS)  # an IPI on the way: not the answer
     elif kind == "silent":
         silent = (a + 50 * MS, a + 950 * MS)
     elif kind == "blocked":
@@ -134,6 +136,12 @@ if grep -qxF "$want" "$tmp/out"; then
 	result legs ""
 else
 	result legs "want '$want' in: $(cat "$tmp/out")"
+fi
+# the guest's side is its answer, not the IPI it made on the way
+if grep -q "^event 4: round trip 1002.0 ms: dom0 -> guest 1000.0 ms, guest -> dom0 2.0 ms; over the first leg" "$tmp/out"; then
+	result answer ""
+else
+	result answer "event 4's guest side is not its last event channel hypercall: $(grep '^event 4' "$tmp/out")"
 fi
 "$tmp/xtrace-stalls" --tsc-mhz 1000 --min-ms 2000 "$tmp/good.trace" >"$tmp/out" 2>&1
 if grep -qx "round trips: 7 traced, 0 of at least 2000 ms: silent 0 runnable 0 running 0 blocked 0 mixed 0" "$tmp/out"; then
