@@ -11,10 +11,10 @@
  * keeps sched_op's cmd): before it sends event K (kind 1), and when the
  * answer to K reached it (kind 3).  The guest cannot mark (its privcmd
  * is restricted: EPERM), so its side is its last event_channel_op
- * hypercall before peer has the answer: its answer (EVTCHNOP_send; the
- * IPIs and unmasks of its way there come before it, and it makes none
- * after it until the next send; a mark of kind 2, if a guest could make
- * one, is taken first).  The trace says which domain's vCPU each pCPU
+ * hypercall before dom0's handler of the answer ran (--ftrace) or before
+ * peer has the answer: its answer (EVTCHNOP_send; the IPIs and unmasks
+ * of its way there come before it; a mark of kind 2, if a guest could
+ * make one, is taken first).  The trace says which domain's vCPU each pCPU
  * was running.  The same
  * trace has every vCPU's runstate changes (TRC_SCHED_RUNSTATE_CHANGE:
  * Xen's view of the vCPU: running, runnable, blocked, offline) and
@@ -452,24 +452,30 @@ int main(int argc, char **argv)
 	for (k = 1; k < mark_cap; k++) {
 		uint64_t t1 = mark_t[1][k], t2 = mark_t[2][k], t3 = mark_t[3][k];
 		unsigned long long n[NR_CLASSES] = { 0 }, vn[MAX_VCPU][C_MIXED] = { { 0 } };
+		uint64_t ti;
 		uint64_t a, b, t, step = mhz * 1000;
 		unsigned int recv_dom0, c, cpu, verdict, show;
 		double leg;
 
+		/*
+		 * The guest's answer: its last event channel hypercall before
+		 * dom0's handler of it ran (--ftrace: the first IRQ after
+		 * dom0's send), or before dom0's mark.
+		 */
+		ti = ftrace && t1 ? first_after(ft[F_IRQ].t, ft[F_IRQ].n, t1) : 0;
+		if (ti > t3)
+			ti = 0;
 		if (t1 && t3 && !t2) {
-			size_t j = first_index(guest_ops, nr_guest_ops, t3 - 1);
+			size_t j = first_index(guest_ops, nr_guest_ops,
+					      (ti ? ti : t3) - 1);
 
 			t2 = j && guest_ops[j - 1] > t1 ? guest_ops[j - 1] : 0;
 		}
 		if (!t1 || !t2 || !t3 || t2 < t1 || t3 < t2)
 			continue;
 		rtts++;
-		/* The clocks agree if dom0's IRQ comes between the two. */
-		if (ftrace) {
-			uint64_t ti = first_after(ft[F_IRQ].t, ft[F_IRQ].n, t2);
-
-			f_in += ti && ti <= t3;
-		}
+		/* The clocks agree if dom0's IRQ comes between its two marks. */
+		f_in += ti != 0;
 		if (MS(t3 - t1) < min_ms)
 			continue;
 		slow++;
@@ -536,10 +542,10 @@ int main(int argc, char **argv)
 		if (show)
 			printf(")");
 		if (ftrace && recv_dom0) {
-			size_t j = first_index(ft[F_IRQ].t, ft[F_IRQ].n, t2);
-			uint64_t ti = j < ft[F_IRQ].n ? ft[F_IRQ].t[j] : 0, tw, tr;
+			size_t j = first_index(ft[F_IRQ].t, ft[F_IRQ].n, t1);
+			uint64_t tw, tr;
 
-			if (ti && ti <= t3) {
+			if (ti) {
 				if (show)
 					printf("; dom0's ftrace after the guest's send: IRQ on vCPU %u +%.1f ms",
 					       irq_cpu[j], MS(ti - t2));
@@ -569,7 +575,7 @@ int main(int argc, char **argv)
 	if (slow > named)
 		printf("... %llu more slow round trips not named\n", slow - named);
 	if (ftrace) {
-		printf("ftrace: %zu IRQs, %zu wakeups, %zu switches to evtchn-stress; the IRQ between the guest's send and dom0's mark in %llu of %llu round trips\n",
+		printf("ftrace: %zu IRQs, %zu wakeups, %zu switches to evtchn-stress; dom0's IRQ between its send and its mark (the clocks agree) in %llu of %llu round trips\n",
 		       ft[F_IRQ].n, ft[F_WAKE].n, ft[F_RUN].n, f_in, rtts);
 		if (irq_legs)
 			printf("ftrace: over %llu slow legs into dom0: the guest's send to dom0's IRQ %.0f ms, the IRQ to peer's mark %.0f ms; peer's wakeup to running %.0f ms in the %llu of them where it slept\n",
