@@ -18,7 +18,7 @@ ARCH ?= x86_64
 ARGS_ERROR := $(shell ARCH='$(ARCH)' KCONFIG='$(KCONFIG)' DEB='$(DEB)' IMAGE='$(IMAGE)' \
 	KUNIT_CONFIGS='$(KUNIT_CONFIGS)' XEN_TEST_ARCHS='$(XEN_TEST_ARCHS)' \
 	BISECT_VARIANTS='$(BISECT_VARIANTS)' BASE='$(BASE)' SIGNOFF='$(SIGNOFF)' AUTHOR='$(AUTHOR)' \
-	DIR='$(DIR)' mk/args.sh $(MAKECMDGOALS) 2>&1)
+	DIR='$(DIR)' XEN_RUNS='$(XEN_RUNS)' mk/args.sh $(MAKECMDGOALS) 2>&1)
 ifneq ($(ARGS_ERROR),)
 $(error $(ARGS_ERROR))
 endif
@@ -26,7 +26,7 @@ endif
 # '## TARGET: what it does' above each target is what make help prints
 # (mk/check.sh checks that every target has one).
 .PHONY: help all deps tree refresh kunit replay-check check series export bisect-build clean \
-	bench fairness xen-test fuzz fuzz-long deb vee-lab vee-report objsize live-order
+	bench fairness xen-test xen-runs fuzz fuzz-long deb vee-lab vee-report objsize live-order
 
 # Default: the patched, dom0-capable x86_64 kernel in build/out/
 # (mk/kernel.sh; KCONFIG=/path/to/.config replaces defconfig + xen.config).
@@ -135,6 +135,14 @@ fairness: tree
 xen-test: tree
 	@XEN_ARCH=$(ARCH) mk/xen-test.sh
 
+# The live test again and again (mk/xen-runs.sh): XEN_RUNS (10) runs of
+# make xen-test for one configuration (ARCH=, BASE=, XEN_TEST_LOAD=, ...),
+# each run's verdict, worst round trip and the host's waiting in
+# build/out/xen-runs-*.txt.  Not in make check.
+## xen-runs: make xen-test XEN_RUNS (10) times, a table of verdicts and delays (build/out/xen-runs-*.txt)
+xen-runs: tree
+	@XEN_ARCH=$(ARCH) mk/xen-runs.sh
+
 # The order of service traced live (mk/live-order.sh, lab/order/): the
 # base as released and the series as x86 PV dom0 on Xen 4.17 under QEMU,
 # the function tracer on evtchn_2l_handle_events and irq:irq_handler_entry
@@ -203,6 +211,7 @@ vee-report:
 #= VERDICT_TEST: 0: make check leaves the xen-test verdict's self-test out
 #= XEN_TEST: 0: make check leaves the live tests on Xen out
 #= XEN_TEST_ARCHS: make check's live tests' architectures (default x86_64 arm)
+#= XEN_RUNS: make xen-runs' runs (default 10)
 #= XEN_TEST_NO_BUILD: 1: make xen-test boots the KUnit kernel as it is, never rebuilt
 #= XEN_TEST_TIMEOUT: make xen-test's limit for QEMU, seconds (600, 1500 on Arm)
 #= XEN_TEST_EVENTS: events exchanged between dom0 and the guest (10000, 2000 on Arm)
