@@ -370,17 +370,9 @@ static unsigned int state_at(const struct vcpu *v, uint64_t t,
 static int silent_at(const struct pcpu *p, uint64_t t, uint64_t gap,
 		     uint64_t first, uint64_t last)
 {
-	size_t lo = 0, hi = p->n;
+	size_t lo = first_index(p->t, p->n, t);
 	uint64_t before, after;
 
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (p->t[mid] <= t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	before = lo ? p->t[lo - 1] : first;
 	after = lo < p->n ? p->t[lo] : last;
 	return after - before >= gap;
