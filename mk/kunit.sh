@@ -37,16 +37,19 @@ args=(run --arch="$arch" --build_dir="$bdir" --kunitconfig="$kunitconfig" --json
 # two.  The .kunitconfig stays arch-neutral.
 # On arm and arm64 lab/xen/xen-test-arm.config does the same for Xen on
 # Arm (make xen-test ARCH=arm|arm64).
+lean=0
 if [[ $arch == x86_64 && ${KUNIT_XEN_TEST:-1} == 1 ]]; then
 	args+=(--kunitconfig="$ROOT/lab/xen/xen-test.config")
 elif [[ $arch == x86_64 ]]; then
 	args+=(--kconfig_add CONFIG_HYPERVISOR_GUEST=y --kconfig_add CONFIG_PARAVIRT=y)
+	lean=1
 elif [[ $arch == i386 ]]; then
 	# 32-bit x86: 32-bit event words (1024 ports).  XEN needs PAE, a
 	# generic or P4-class CPU and the local APIC (SMP brings it).
 	for opt in HYPERVISOR_GUEST PARAVIRT X86_PAE X86_GENERIC SMP; do
 		args+=(--kconfig_add "CONFIG_$opt=y")
 	done
+	lean=1
 elif [[ ${KUNIT_XEN_TEST:-1} == 1 ]]; then
 	args+=(--kunitconfig="$ROOT/lab/xen/xen-test-arm.config")
 	# Debian's armhf binaries in the initramfs (busybox, the Xen tools)
@@ -54,7 +57,12 @@ elif [[ ${KUNIT_XEN_TEST:-1} == 1 ]]; then
 	if [[ $arch == arm ]]; then
 		args+=(--kconfig_add CONFIG_VFP=y)
 	fi
+else
+	lean=1
 fi
+# A kernel that only runs the suite (not the live test's) leaves out what
+# it does not need (lab/kunit/lean.config): a shorter cold build.
+((!lean)) || args+=(--kunitconfig="$ROOT/lab/kunit/lean.config")
 # KUNIT_FILTER=suite[.case] (globs): run only those, kunit.py's filter_glob.
 [[ -z ${KUNIT_FILTER:-} ]] || args+=("$KUNIT_FILTER")
 read -ra extra <<<"${KUNIT_KCONFIG_ADD:-}"
