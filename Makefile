@@ -186,7 +186,7 @@ vee-report:
 #= ARCH: x86_64 (default), arm64 or arm (make kunit: also i386): make kunit's and make xen-test's architecture
 #= KCONFIG: a .config (or .config.xz) for make and make deb instead of defconfig + xen.config
 #= LOCALVERSION: make deb's release suffix (default -evtchn-rr)
-#= KUNIT_CONFIGS: make check's KUnit configurations (x86_64 arm64 arm i386 x86_64-rt x86_64-san arm-san, or none)
+#= KUNIT_CONFIGS: make check's KUnit configurations (x86_64 arm64 arm i386 x86_64-rt i386-rt x86_64-san arm-san, or none)
 #= KUNIT_FILTER: make kunit's suite[.case] globs (kunit.py's filter_glob)
 #= KUNIT_KCONFIG_ADD: more options for make kunit's kernel ("CONFIG_A=y CONFIG_B=y")
 #= KUNIT_BUILD_DIR: another build directory for make kunit (under build/)

@@ -11,8 +11,10 @@
 #                        on arm, where xen_ulong_t is wider than unsigned
 #                        long, a bad shift in the scan is a UBSAN report
 #   i386                 32-bit x86: 32-bit event words, 1024 ports
-#   x86_64-rt            x86_64 with PREEMPT_RT, DEBUG_ATOMIC_SLEEP,
-#                        DEBUG_PREEMPT, lockdep and UBSAN
+#   x86_64-rt, i386-rt   x86_64 or i386 with PREEMPT_RT, DEBUG_ATOMIC_SLEEP,
+#                        DEBUG_PREEMPT, lockdep and UBSAN (i386-rt: the
+#                        32-bit event words and PREEMPT_RT in one kernel,
+#                        for .ci/run)
 #   none                 no KUnit run
 # and then the live test on Xen (mk/xen-test.sh; XEN_TEST=0 leaves it out).
 set -euo pipefail

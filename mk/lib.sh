@@ -23,7 +23,7 @@ MAIN_BASE=7.3
 # xen-test's ARCH and make check's XEN_TEST_ARCHS, make bisect-build's
 # BISECT_VARIANTS (mk/bisect-build.sh).
 KUNIT_ARCHES="x86_64 arm64 arm i386"
-KUNIT_ALL_CONFIGS="x86_64 arm64 arm i386 x86_64-rt x86_64-san arm-san"
+KUNIT_ALL_CONFIGS="x86_64 arm64 arm i386 x86_64-rt i386-rt x86_64-san arm-san"
 XEN_TEST_ALL_ARCHES="x86_64 arm arm64"
 BISECT_ALL_VARIANTS="x86_64 i386 arm x86_64-m x86_64-clang"
 SERIES_BASE=${BASE:-${SERIES_BASE:-$MAIN_BASE}}
