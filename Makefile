@@ -26,7 +26,7 @@ endif
 # '## TARGET: what it does' above each target is what make help prints
 # (mk/check.sh checks that every target has one).
 .PHONY: help all deps tree refresh kunit replay-check check series export bisect-build clean \
-	bench fairness xen-test xen-runs fuzz fuzz-long deb vee-lab vee-report objsize live-order
+	bench fairness xen-test xen-runs fuzz fuzz-long deb vee-lab vee-report objsize live-order ci-cold
 
 # Default: the patched, dom0-capable x86_64 kernel in build/out/
 # (mk/kernel.sh; KCONFIG=/path/to/.config replaces defconfig + xen.config).
@@ -142,6 +142,12 @@ xen-test: tree
 ## xen-runs: make xen-test XEN_RUNS (10) times, a table of verdicts and delays (build/out/xen-runs-*.txt)
 xen-runs: tree
 	@XEN_ARCH=$(ARCH) mk/xen-runs.sh
+
+# .ci/run as on a new machine (mk/ci-cold.sh): a fresh clone of HEAD, an
+# empty ccache; its times to docs/ci-cold.txt when it passes.
+## ci-cold: .ci/run in a fresh clone of HEAD with an empty ccache; its times in docs/ci-cold.txt
+ci-cold:
+	@mk/ci-cold.sh
 
 # The order of service traced live (mk/live-order.sh, lab/order/): the
 # base as released and the series as x86 PV dom0 on Xen 4.17 under QEMU,
