@@ -40,9 +40,11 @@ all: tree
 deb: tree
 	@mk/deb.sh
 
-## deps: install the Debian packages of mk/packages; fetch the base linux-source
+# Each goal installs the groups of mk/packages it names there (make check
+# and make deps: all of them).
+## deps: install the Debian packages of mk/packages the goals need (make deps: all); fetch the base linux-source
 deps:
-	@mk/deps.sh
+	@mk/deps.sh $(or $(MAKECMDGOALS),all)
 
 # build/linux: base + patches/series, one commit per entry (mk/tree.sh).
 ## tree: build/linux: the base plus patches/series, one commit per patch

@@ -1,6 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# mk/deps.sh: make sure the Debian packages listed in mk/packages, and the
+# mk/deps.sh [GOAL...]: make sure the Debian packages the make goals need
+# (mk/packages: the groups each target names; a goal with no line there,
+# make check or make deps, and no goal at all, need every group), and the
 # base's linux-source package (BASE, or patches/V/BASE for BASE=V), are
 # there.  Installs the missing ones when run as root, fails otherwise.  A
 # base pinned with a suite (BASE: linux-source-7.3 from trixie-backports)
@@ -16,8 +18,53 @@ set -euo pipefail
 command -v dpkg-query >/dev/null || die "dpkg-query not found; this project needs Debian 12"
 list=$ROOT/mk/packages
 [[ -r $list ]] || die "$list missing"
-mapfile -t pkgs < <(sed 's/#.*//' "$list" | xargs -n1)
-((${#pkgs[@]})) || die "$list lists no packages"
+# The list: "[group]" lines, each followed by its packages, and
+# "target: group ..." lines.
+declare -A members=() wants=()
+groups=() group='' n=0
+while IFS= read -r line || [[ -n $line ]]; do
+	n=$((n + 1))
+	line=${line%%#*}
+	read -r line <<<"$line" || true
+	[[ -n $line ]] || continue
+	if [[ $line =~ ^\[([a-z0-9-]+)\]$ ]]; then
+		group=${BASH_REMATCH[1]}
+		[[ -z ${members[$group]+set} ]] || die "${list#"$ROOT"/}:$n: group [$group] twice"
+		members[$group]=''
+		groups+=("$group")
+	elif [[ $line =~ ^([a-z0-9-]+):(.*)$ ]]; then
+		wants[${BASH_REMATCH[1]}]="tree ${BASH_REMATCH[2]}"
+	elif [[ -z $group ]]; then
+		die "${list#"$ROOT"/}:$n: package '$line' before any [group] line"
+	elif [[ $line =~ ^[a-z0-9][a-z0-9.+-]*$ ]]; then
+		members[$group]+=" $line"
+	else
+		die "${list#"$ROOT"/}:$n: not a package name: '$line'"
+	fi
+done <"$list"
+((${#groups[@]})) || die "${list#"$ROOT"/} lists no packages"
+for t in "${!wants[@]}"; do
+	for g in ${wants[$t]}; do
+		[[ -n ${members[$g]+set} ]] || die "${list#"$ROOT"/}: target $t names no such group '$g'"
+	done
+done
+# The groups of the goals given: every group for a goal with no line.
+need=()
+(($#)) || set -- deps
+for goal in "$@"; do
+	if [[ -n ${wants[$goal]+set} ]]; then
+		read -ra gs <<<"${wants[$goal]}"
+		need+=("${gs[@]}")
+	else
+		need=("${groups[@]}")
+		break
+	fi
+done
+pkgs=()
+for g in $(printf '%s\n' "${need[@]}" | sort -u); do
+	read -ra ps <<<"${members[$g]}"
+	pkgs+=("${ps[@]}")
+done
 # The base's linux-source package, installed from the host's archive
 # unless its pin names a suite (then fetched below).
 read_pin

@@ -135,9 +135,10 @@ rig_init() {
 # ---------------------------------------------------------- requirements ---
 check_host() {
 	local cmd
-	# The Debian packages of mk/packages (the Xen tools' libraries among
-	# them): mk/deps.sh installs what is missing, or names it.
-	"$ROOT/mk/deps.sh"
+	# The Debian packages of mk/packages that make xen-test needs (the
+	# Xen tools' libraries among them): mk/deps.sh installs what is
+	# missing, or names it.
+	"$ROOT/mk/deps.sh" xen-test
 	for cmd in "${QEMU[0]}" cpio gzip python3 apt-get dpkg-deb timeout; do
 		command -v "$cmd" >/dev/null || die "$cmd not found"
 	done
