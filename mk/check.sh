@@ -205,6 +205,14 @@ if [[ ${ORDER_TEST:-1} != 0 && $SERIES_BASE == "$MAIN_BASE" ]]; then
 	run_counted test-order order-self ../lab/order/test-order.sh
 fi
 
+# Then the self-test of make series' generated parts
+# (mk/tests/series-test.sh: mk/cover-letter.py and mk/add-cc.py on saved
+# inputs, a second), with the 7.3 base only.  SERIES_TEST=0 leaves it out.
+if [[ ${SERIES_TEST:-1} != 0 && $SERIES_BASE == "$MAIN_BASE" ]]; then
+	say "== make series' cover letter and Cc on saved inputs (mk/tests/series-test.sh)"
+	run_counted series-test series-self tests/series-test.sh
+fi
+
 # Then the self-test of make xen-test's verdict (lab/xen/test-verdict.sh:
 # mk/xen-verdict.sh on saved serial logs, passing and broken on purpose;
 # under a minute), with the 7.3 base only.  VERDICT_TEST=0 leaves it out.

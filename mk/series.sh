@@ -140,133 +140,10 @@ for part in "${parts[@]}"; do
 	git -C "$repo" checkout -q -B "$name" "$ptip"
 	b4 prep -e "$pbase"
 	((REVISION == 1)) || b4 prep --force-revision "$REVISION"
-	python3 - "$tmp/cover.txt" "$ROOT/$template" "$LINUX" "${orig[first]}^" "${orig[first + count - 1]}" "$bloat" "${orig[*]:0:nfix}" <<'EOF'
-import re, subprocess, sys, textwrap
-
-cover_path, template_path, linux, first, last, bloat_path, fixes_series = sys.argv[1:]
-
-def git(*args):
-    return subprocess.run(["git", "-C", linux, *args], check=True,
-                          capture_output=True, text=True).stdout
-
-def wrap(text, indent):
-    return textwrap.fill(" ".join(text.split()), 72, initial_indent=indent,
-                         subsequent_indent=indent, break_on_hyphens=False,
-                         break_long_words=False)
-
-IMPERATIVE = ("Add", "Build", "Describe", "Drop", "Fix", "Make", "Move",
-              "Remove", "Replace", "Split", "Use")
-
-def summary(body):
-    """What the patch is about: the message up to its first prose paragraph
-    ending with a full stop (indented code kept as it is), then, if that
-    did not say it, the first paragraph that says what the patch does."""
-    out, paras = [], body.strip().split("\n\n")
-    for n, para in enumerate(paras):
-        if para.startswith(("\t", " ")):
-            out.append("\n".join("    " + l.replace("\t", "    ")
-                                 for l in para.split("\n")))
-            continue
-        out.append(wrap(para, "    "))
-        if para.rstrip().endswith("."):
-            break
-    if not any(o.lstrip().startswith(IMPERATIVE) for o in out):
-        for para in paras[n + 1:]:
-            if para.startswith(IMPERATIVE):
-                out.append(wrap(para, "    "))
-                break
-    return "\n\n".join(out)
-
-commits = git("rev-list", "--reverse", first + ".." + last).split()
-total = len(commits)
-patches, stable, fixes_only, rest, subjects = [], [], [], [], []
-for i, c in enumerate(commits, 1):
-    subject = git("log", "-1", "--format=%s", c).strip()
-    subjects.append(subject)
-    body = git("log", "-1", "--format=%b", c)
-    body = re.sub(r"^(Fixes|Cc|Signed-off-by|Reviewed-by|Acked-by): .*\n?", "",
-                  body, flags=re.M)
-    patches.append(f"{i}/{total} {subject}\n\n" + summary(body))
-    full = git("log", "-1", "--format=%b", c)
-    fixes = re.findall(r"^Fixes: (.*)$", full, re.M)
-    if fixes and re.search(r"^Cc: stable@", full, re.M):
-        stable.append((i, fixes))
-    elif fixes:
-        fixes_only.append(i)
-    else:
-        rest.append(i)
-
-def nums(l):
-    return ", ".join(map(str, l[:-1])) + (" and " if len(l) > 1 else "") + str(l[-1])
-
-stable_text = []
-for i, f in stable:
-    stable_text.append(f"Patch {i} is for stable: it fixes {'; '.join(f)}, "
-                       "carries Cc: stable and applies without the rest.")
-if fixes_only:
-    stable_text.append(f"Patch{'es' if len(fixes_only) > 1 else ''} "
-                       f"{nums(fixes_only)} carr{'y' if len(fixes_only) > 1 else 'ies'} "
-                       "a Fixes: tag but not Cc: stable (see the message).")
-if rest:
-    stable_text.append(f"Patch{'es' if len(rest) > 1 else ''} {nums(rest)} "
-                       f"{'are' if len(rest) > 1 else 'is'} not for stable.")
-
-# bloat-o-meter's entries (make objsize) of this series' commits that
-# change the object.
-bloat = ""
-if bloat_path:
-    entries = open(bloat_path).read().strip().split("\n\n")
-    keep = []
-    for e in entries:
-        head, _, rest_ = e.partition("\n")
-        m = re.match(r"^\$ (.*)  # (\w+): (.*)$", head)
-        if m and m.group(3) in subjects and "up/down: 0/0 (0)" not in rest_:
-            keep.append(f"  $ {m.group(1)}   # {m.group(2)}, {m.group(3)}\n" +
-                        "\n".join("  " + l for l in rest_.split("\n")))
-    if keep:
-        bloat = ("The cost in code, bloat-o-meter on events_2l.o against the "
-                 "commit before (make objsize: gcc, x86_64 defconfig with "
-                 "xen.config, arm multi_v7_defconfig with XEN):")
-        bloat = wrap(bloat, "") + "\n\n" + "\n\n".join(keep)
-
-fixes_subjects = [git("log", "-1", "--format=%s", c).strip()
-                  for c in fixes_series.split()]
-sections = {
-    "PATCHES": "\n\n".join(patches),
-    "STABLE": wrap(" ".join(stable_text), ""),
-    "BLOAT": bloat,
-    "BASED_ON": "\n".join(f"  {s}" for s in fixes_subjects),
-    "KUNIT": (
-        "  ./tools/testing/kunit/kunit.py run --arch=x86_64 \\\n"
-        "      --kunitconfig=drivers/xen/events/tests \\\n"
-        "      --kconfig_add CONFIG_HYPERVISOR_GUEST=y \\\n"
-        "      --kconfig_add CONFIG_PARAVIRT=y\n"
-        "  ./tools/testing/kunit/kunit.py run --arch=i386 \\\n"
-        "      --kunitconfig=drivers/xen/events/tests \\\n"
-        "      --kconfig_add CONFIG_HYPERVISOR_GUEST=y \\\n"
-        "      --kconfig_add CONFIG_PARAVIRT=y \\\n"
-        "      --kconfig_add CONFIG_X86_PAE=y --kconfig_add CONFIG_X86_GENERIC=y \\\n"
-        "      --kconfig_add CONFIG_SMP=y\n"
-        "  ./tools/testing/kunit/kunit.py run --arch=arm64 \\\n"
-        "      --cross_compile=aarch64-linux-gnu- \\\n"
-        "      --kunitconfig=drivers/xen/events/tests\n"
-        "  ./tools/testing/kunit/kunit.py run --arch=arm \\\n"
-        "      --cross_compile=arm-linux-gnueabihf- \\\n"
-        "      --kunitconfig=drivers/xen/events/tests"),
-}
-
-lines = [l for l in open(template_path).read().split("\n")
-         if not l.startswith("#")]
-subject, blurb = lines[0], "\n".join(lines[1:]).strip("\n")
-for name, text in sections.items():
-    blurb = blurb.replace(f"@{name}@", text)
-left = re.findall(r"@[A-Z_]+@", blurb)
-if left:
-    sys.exit(f"{template_path}: unknown section {left[0]}")
-
-blurb = re.sub(r"\n{3,}", "\n\n", blurb)
-open(cover_path, "w").write(subject + "\n\n" + blurb + "\n")
-EOF
+	# The cover letter: the template with its generated sections.
+	python3 "$ROOT/mk/cover-letter.py" "$tmp/cover.txt" "$ROOT/$template" "$LINUX" \
+		"${orig[first]}^" "${orig[first + count - 1]}" "$bloat" "${orig[*]:0:nfix}" ||
+		die "mk/cover-letter.py failed for $name"
 	# The cover letter into b4's cover commit (its editor: a copy), then To
 	# and Cc, then the mail.
 	# shellcheck disable=SC2016 # $1 is the editor script's own argument
@@ -294,29 +171,8 @@ EOF
 	if grep -q '^+++ b/.*kunit' "${mails[@]:1}"; then
 		mapfile -t kcc < <(kunit_cc)
 		((${#kcc[@]})) || die "scripts/get_maintainer.pl found no KUnit maintainer (include/kunit/test.h)"
-		python3 - "${mails[@]}" -- "${kcc[@]}" <<'EOF'
-import sys
-args = sys.argv[1:]
-files, extra = args[:args.index("--")], args[args.index("--") + 1:]
-for f in files:
-    head, sep, body = open(f).read().partition("\n\n")
-    lines = head.split("\n")
-    for i, l in enumerate(lines):
-        if l.startswith("Cc: "):
-            j = i + 1
-            while j < len(lines) and lines[j].startswith((" ", "\t")):
-                j += 1
-            have = " ".join(lines[i:j])
-            add = [a for a in extra if a.split("<")[-1].rstrip(">") not in have]
-            if add:
-                lines[j - 1] += ","
-                lines[j:j] = [" " + a + ("," if k < len(add) - 1 else "")
-                              for k, a in enumerate(add)]
-            break
-    else:
-        lines.append("Cc: " + ", ".join(extra))
-    open(f, "w").write("\n".join(lines) + sep + body)
-EOF
+		python3 "$ROOT/mk/add-cc.py" "${mails[@]}" -- "${kcc[@]}" ||
+			die "mk/add-cc.py failed on $out/$name"
 	fi
 	# Every maintainer of what the series touches must be in To.
 	to=$(header "${cover[0]}" To)
