@@ -182,6 +182,11 @@ else
 	results+=("$(printf '%-12s %4d passed, %d failed' help 0 1)")
 fi
 
+# Then every path and make target the docs name exists
+# (mk/doc-check.sh; a result for each doc).
+say "== the docs' paths and targets (mk/doc-check.sh)"
+run_counted doc-check docs doc-check.sh
+
 # Then the fuzzers (mk/fuzz.sh), FUZZ_SECS (60) seconds each; each target
 # counts one.  FUZZ=0 leaves them out.
 if [[ ${FUZZ:-1} != 0 ]]; then

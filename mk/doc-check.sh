@@ -1,0 +1,71 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# mk/doc-check.sh: every path and make target the docs name exists.  The
+# docs are README.md, docs/*.md and the READMEs of lab/ (git ls-files).
+# A path is a `quoted` word with a slash and only path characters; it must
+# exist relative to the repository, to the doc's own directory, or (for
+# the kernel's files, drivers/xen/...) in build/linux, as it is or as a
+# glob, or be a program the lab builds from PATH.c.  Left out: build/ (made by the targets), absolute paths, the
+# placeholders NNNN and V (patches/V/series), and docs/history.md (it
+# names GitHub repositories, owner/name).  A target is the first word
+# after `make` that is not VAR=value or an option (`make -C ...`, the
+# kernel's make, is left out); it must be one of the Makefile's .PHONY
+# targets.  Prints each missing one as FILE:LINE: and ends with
+# "doc-check: N passed, M failed" (a doc each); exits 1 if one failed.
+set -uo pipefail
+# shellcheck source=mk/lib.sh
+. "$(dirname "$0")/lib.sh"
+cd "$ROOT" || exit 1
+
+phony=" $(sed -n '/^\.PHONY:/,/[^\\]$/p' Makefile | sed 's/^\.PHONY://; s/\\//g' | xargs) "
+[[ $phony != "  " ]] || die "Makefile: no .PHONY targets"
+exists() {
+	local p=$1 dir=$2 base
+	for base in . "$dir" build/linux; do
+		[[ $base != build/linux || -d build/linux ]] || { [[ $p == drivers/* || $p == include/* || $p == tools/* || $p == scripts/* || $p == arch/* || $p == Documentation/* ]] && return 0; }
+		# shellcheck disable=SC2086 # a glob, on purpose
+		compgen -G "$base/$p" >/dev/null && return 0
+		# A program the lab builds from its source (lab/.../xtrace-stalls).
+		[[ ! -f $base/$p.c ]] || return 0
+	done
+	return 1
+}
+
+# A `quoted` word of Markdown.
+# shellcheck disable=SC2016 # the backquotes are Markdown's
+quoted='`[^`]+`'
+passed=0 failed=0
+mapfile -t docs < <(git ls-files '*.md' '*README*')
+((${#docs[@]})) || die "no docs found (git ls-files in $ROOT)"
+for doc in "${docs[@]}"; do
+	bad=0
+	dir=$(dirname "$doc")
+	while IFS=: read -r line tok; do
+		p=${tok//\`/}
+		if [[ $p == make || $p == make\ * ]]; then
+			read -ra w <<<"$p"
+			tgt=
+			for x in "${w[@]:1}"; do
+				[[ $x == -C ]] && { tgt=; break; }
+				[[ $x == *=* || $x == -* ]] && continue
+				tgt=$x
+				break
+			done
+			if [[ -n $tgt && $phony != *" $tgt "* ]]; then
+				echo "$doc:$line: \`$p\`: no target '$tgt' in the Makefile"
+				bad=1
+			fi
+			continue
+		fi
+		[[ $doc != docs/history.md && $p == */* ]] || continue
+		[[ $p =~ ^[A-Za-z0-9_.*-]+(/[A-Za-z0-9_.*-]+)*/?$ ]] || continue
+		case $p in build/* | *NNNN* | V/* | */V/*) continue ;; esac
+		if ! exists "$p" "$dir"; then
+			echo "$doc:$line: \`$p\`: no such file"
+			bad=1
+		fi
+	done < <(grep -noE "$quoted" "$doc")
+	if ((bad)); then failed=$((failed + 1)); else passed=$((passed + 1)); fi
+done
+echo "doc-check: $passed passed, $failed failed"
+((failed == 0))
