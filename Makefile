@@ -65,9 +65,8 @@ kunit: tree
 replay-check: tree
 	@mk/replay.sh check
 
-# Userspace replay tests, then the KUnit suite on x86_64, arm64, arm and
-# x86_64 with KASAN+UBSAN (mk/check.sh; KUNIT_CONFIGS="x86_64 ..." picks a
-# subset); one summary line at the end.
+# Every test, one summary line at the end (mk/check.sh; what it runs:
+# docs/testing.md).
 ## check: every test: replay, KUnit (KUNIT_CONFIGS=), shellcheck, make series, fuzzing, live on Xen
 check: replay-check
 	@mk/check.sh
