@@ -49,6 +49,11 @@ elif [[ $arch == i386 ]]; then
 	for opt in HYPERVISOR_GUEST PARAVIRT X86_PAE X86_GENERIC SMP; do
 		args+=(--kconfig_add "CONFIG_$opt=y")
 	done
+	# In the older bases (6.1, 6.12) PAE comes with the 64 GB highmem
+	# choice (7.3 has no HIGHMEM64G).
+	if grep -qx 'config HIGHMEM64G' "$LINUX/arch/x86/Kconfig"; then
+		args+=(--kconfig_add CONFIG_HIGHMEM64G=y)
+	fi
 	lean=1
 elif [[ ${KUNIT_XEN_TEST:-1} == 1 ]]; then
 	args+=(--kunitconfig="$ROOT/lab/xen/xen-test-arm.config")
