@@ -184,7 +184,7 @@ vee-lab: tree
 	@mk/vee-lab.sh
 
 ## vee-report: make vee-lab's tables and chart again from its serial logs
-vee-report:
+vee-report: deps
 	@mk/vee-lab.sh --report
 
 # '#= VARIABLE: what it does' lines are the variables make help lists, one

@@ -44,9 +44,12 @@ for doc in "${docs[@]}"; do
 		p=${tok//\`/}
 		if [[ $p == make || $p == make\ * ]]; then
 			read -ra w <<<"$p"
-			tgt=
+			tgt= skip=0
 			for x in "${w[@]:1}"; do
 				[[ $x == -C ]] && { tgt=; break; }
+				((!skip)) || { skip=0; continue; }
+				# An option's own argument (make -j 2, -f FILE) is no target.
+				[[ $x == -[jfoWI] ]] && { skip=1; continue; }
 				[[ $x == *=* || $x == -* ]] && continue
 				tgt=$x
 				break

@@ -34,12 +34,14 @@ result() {
 export GIT_AUTHOR_NAME=Tester GIT_AUTHOR_EMAIL=tester@example.org
 export GIT_COMMITTER_NAME=Tester GIT_COMMITTER_EMAIL=tester@example.org
 export GIT_AUTHOR_DATE='2026-01-01T00:00:00Z' GIT_COMMITTER_DATE='2026-01-01T00:00:00Z'
+# Not the user's git configuration (signing, hooks).
+export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
 g=$tmp/linux
-git init -q "$g"
+git init -q "$g" || { echo "series-test: git init failed"; exit 1; }
 commit() {
 	echo "$1" >>"$g/file"
-	git -C "$g" add file
-	git -C "$g" commit -q -F -
+	{ git -C "$g" add file && git -C "$g" commit -q -F -; } ||
+		{ echo "series-test: cannot make the test tree's commit '$1'"; exit 1; }
 }
 commit base <<<"base"
 commit one <<'MSG'
