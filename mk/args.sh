@@ -47,10 +47,18 @@ for goal in "$@"; do
 		[[ -z ${DEB:-} || -z ${IMAGE:-} ]] || bad "DEB= and IMAGE= name two kernels: give one"
 		[[ -z ${DEB:-} || -f ${DEB:-} ]] || bad "DEB=$DEB: no such file"
 		[[ -z ${IMAGE:-} || -f ${IMAGE:-} ]] || bad "IMAGE=$IMAGE: no such file"
+		err=$(xen_test_args "$arch" "${DEB:-}${IMAGE:-}")
+		[[ -z $err ]] || bad "$err"
 		;;
 	check)
 		[[ ${KUNIT_CONFIGS:-} == none ]] || each KUNIT_CONFIGS "$KUNIT_ALL_CONFIGS"
 		each XEN_TEST_ARCHS "$XEN_TEST_ALL_ARCHES"
+		if [[ ${XEN_TEST:-1} != 0 ]]; then
+			for a in ${XEN_TEST_ARCHS:-x86_64 arm}; do
+				err=$(xen_test_args "$a" "")
+				[[ -z $err ]] || bad "$err (make check's live test on $a)"
+			done
+		fi
 		each BISECT_VARIANTS "$BISECT_ALL_VARIANTS"
 		;;
 	bisect-build)

@@ -531,3 +531,43 @@ private_apt() {
 	} >"$dir/apt.conf"
 	APT_CONFIG=$dir/apt.conf apt-get -q update >"$dir/update.log" 2>&1
 }
+
+# xen_test_args ARCH PKG: make xen-test's XEN_TEST_* variables checked for
+# ARCH (PKG: the DEB= or IMAGE= kernel, empty for the test kernel):
+# prints a line naming the first bad one, the value and what it may be;
+# nothing when all are good.  mk/args.sh (before any goal starts) and
+# mk/xen-test.sh call it.
+xen_test_args() {
+	local arch=$1 pkg=$2 v events
+	v=${XEN_TEST_TIMEOUT:-}
+	[[ -z $v ]] || { [[ $v =~ ^[0-9]+$ ]] && ((v >= 120)); } ||
+		{ echo "XEN_TEST_TIMEOUT=$v: a number of seconds, at least 120"; return; }
+	events=${XEN_TEST_EVENTS:-$([[ $arch == x86_64 ]] && echo 10000 || echo 2000)}
+	[[ $events =~ ^[0-9]+$ ]] || { echo "XEN_TEST_EVENTS=$events: a number of events"; return; }
+	v=${XEN_TEST_LOAD:-0}
+	[[ $v =~ ^[0-8]$ ]] || { echo "XEN_TEST_LOAD=$v: busy processes per host core, 0 to 8"; return; }
+	v=${XEN_TEST_LOAD_NICE:-0}
+	[[ $v =~ ^1?[0-9]$ ]] || { echo "XEN_TEST_LOAD_NICE=$v: a nice value, 0 to 19"; return; }
+	v=${XEN_TEST_TCG:-multi}
+	[[ $v == @(multi|single) ]] || { echo "XEN_TEST_TCG=$v: multi or single"; return; }
+	v=${XEN_TEST_FAULT:-none}
+	[[ $v == @(none|late|stall|lost) ]] || { echo "XEN_TEST_FAULT=$v: late, stall, lost or none"; return; }
+	[[ $v == none ]] || ((events >= 100)) ||
+		{ echo "XEN_TEST_FAULT=$v acts on event 100: XEN_TEST_EVENTS=$events is too few"; return; }
+	v=${XEN_TEST_GUEST_FAULTS:-1}
+	[[ $v == [01] ]] || { echo "XEN_TEST_GUEST_FAULTS=$v: 0 or 1"; return; }
+	v=${XEN_TEST_TRACE:-0}
+	[[ $v == [01] ]] || { echo "XEN_TEST_TRACE=$v: 0 or 1"; return; }
+	[[ $v == 0 || $arch == x86_64 ]] ||
+		{ echo "XEN_TEST_TRACE=1 needs ARCH=x86_64 (the marks are x86 PV hypercall records), not $arch"; return; }
+	v=${XEN_TEST_SAVE:-}
+	[[ -z $v || $v == [01] ]] || { echo "XEN_TEST_SAVE=$v: 0 or 1"; return; }
+	[[ $v != 1 ]] || [[ $arch == x86_64 && ${XEN_TEST_GUEST_FAULTS:-1} == 1 ]] ||
+		{ echo "XEN_TEST_SAVE=1 needs ARCH=x86_64 (Xen on Arm cannot save a guest) and the guest faults (XEN_TEST_GUEST_FAULTS=1)"; return; }
+	v=${XEN_TEST_WIDTH:-}
+	[[ -z $v || $v == [01] ]] || { echo "XEN_TEST_WIDTH=$v: 0 or 1"; return; }
+	[[ $v != 1 ]] || [[ $arch == arm && -z $pkg ]] ||
+		{ echo "XEN_TEST_WIDTH=1 needs ARCH=arm (32-bit Arm, the bug's) and no DEB= or IMAGE="; return; }
+	v=${XEN_TEST_WIDTH_RUNS:-1}
+	[[ $v =~ ^[1-9][0-9]*$ ]] || { echo "XEN_TEST_WIDTH_RUNS=$v: a number of runs, at least 1"; return; }
+}

@@ -98,6 +98,9 @@ elif [[ -n ${IMAGE:-} ]]; then
 	PKG=$IMAGE PKG_KIND=image
 fi
 unset DEB IMAGE
+# The XEN_TEST_* variables (mk/args.sh checked them too, for make).
+err=$(xen_test_args "${XEN_ARCH:-x86_64}" "$PKG")
+[[ -z $err ]] || die "$err"
 rig_init '' # the default directory
 verdict_init
 # Under TCG an Arm machine runs several times slower than an x86 one:
@@ -109,49 +112,27 @@ EVENTS=${XEN_TEST_EVENTS:-$( ((FOREIGN)) && echo 2000 || echo 10000)}
 # dom0's evtchn-stress loop: 1000 ports on x86; on Arm, where the width
 # bug lives, every free port (ports 2048-4095 are words 32-63).
 STRESS_PORTS=$( ((FOREIGN)) && echo max || echo 1000)
-[[ $TIMEOUT =~ ^[0-9]+$ ]] || die "XEN_TEST_TIMEOUT must be a number of seconds"
-((TIMEOUT >= 120)) ||
-	die "XEN_TEST_TIMEOUT must be at least 120 (seconds)"
-[[ $EVENTS =~ ^[0-9]+$ ]] || die "XEN_TEST_EVENTS must be a number"
 LOAD=${XEN_TEST_LOAD:-0}
-[[ $LOAD =~ ^[0-8]$ ]] || die "XEN_TEST_LOAD=$LOAD: busy processes per host core, 0 to 8"
 LOAD_NICE=${XEN_TEST_LOAD_NICE:-0}
-[[ $LOAD_NICE =~ ^(1?[0-9])$ ]] || die "XEN_TEST_LOAD_NICE=$LOAD_NICE: a nice value, 0 to 19"
 TCG=${XEN_TEST_TCG:-multi}
-case $TCG in
-multi) ;;
-single) QEMU=("${QEMU[@]/#tcg/tcg,thread=single}") ;;
-*) die "XEN_TEST_TCG=$TCG: multi or single" ;;
-esac
+[[ $TCG != single ]] || QEMU=("${QEMU[@]/#tcg/tcg,thread=single}")
 # Named threads ("CPU 0/TCG"), for qemu_tick's view of them.
 QEMU_EXTRA+=(-name "xen-test,debug-threads=on")
 FAULT=${XEN_TEST_FAULT:-none}
-[[ $FAULT == @(none|late|stall|lost) ]] || die "XEN_TEST_FAULT=$FAULT: late, stall, lost or none"
-if [[ $FAULT != none ]] && ((EVENTS < 100)); then
-	die "XEN_TEST_FAULT=$FAULT acts on event 100: XEN_TEST_EVENTS=$EVENTS is too few"
-fi
 DOM0_ARGS="$DOM0_BASE_ARGS $KUNIT_ON_XEN xentest.events=$EVENTS xentest.watchdog=$((TIMEOUT - 60))"
 DOM0_ARGS+=" xentest.guest=$((TIMEOUT / 2)) xentest.timeout=$STRESS_TIMEOUT_MS xentest.ports=$STRESS_PORTS"
 GUEST_FAULTS=${XEN_TEST_GUEST_FAULTS:-1}
-[[ $GUEST_FAULTS == [01] ]] || die "XEN_TEST_GUEST_FAULTS=$GUEST_FAULTS: 0 or 1"
 DOM0_ARGS+=" xentest.lost=60000 xentest.fault=$FAULT xentest.faults=$GUEST_FAULTS"
 FAULTS=$GUEST_FAULTS
 # XEN_TEST_TRACE=1: Xen's trace of the exchange (x86: evtchn-stress's
 # marks are PV hypercall records), read by lab/xen-evtchn/xtrace-stalls.
 TRACE=${XEN_TEST_TRACE:-0}
-[[ $TRACE == [01] ]] || die "XEN_TEST_TRACE=$TRACE: 0 or 1"
-((!TRACE)) || [[ $XEN_ARCH == x86_64 ]] ||
-	die "XEN_TEST_TRACE=1 needs ARCH=x86_64 (the marks are x86 PV hypercall records)"
 DOM0_ARGS+=" xentest.trace=$TRACE"
 # The guest saved and restored during the exchange (x86: Xen on Arm cannot
 # save a guest), by default with the test kernel, whose lab patches 0006
 # and 0007 fix the BUG and the lost ports that the kernels as released
 # hit there (DEB= and IMAGE=: XEN_TEST_SAVE=1 to try them).
 SAVE=${XEN_TEST_SAVE:-$([[ $XEN_ARCH == x86_64 && -z $PKG && $FAULTS == 1 ]] && echo 1 || echo 0)}
-[[ $SAVE == [01] ]] || die "XEN_TEST_SAVE=$SAVE: 0 or 1"
-if ((SAVE)) && [[ $XEN_ARCH != x86_64 || $FAULTS != 1 ]]; then
-	die "XEN_TEST_SAVE=1 needs ARCH=x86_64 (Xen on Arm cannot save a guest) and the guest faults (XEN_TEST_GUEST_FAULTS=1)"
-fi
 DOM0_ARGS+=" xentest.save=$SAVE"
 
 # DEB= or IMAGE=: logs named xen-test-deb-* or -image-*, apart from the
@@ -171,12 +152,7 @@ PREPLOG=$L-prepare.log
 # trees share.  XEN_TEST_WIDTH=0|1 turns the stage off or on (on by
 # default for ARCH=arm without DEB= or IMAGE=).
 WIDTH=${XEN_TEST_WIDTH:-$([[ $XEN_ARCH == arm && -z $PKG ]] && echo 1 || echo 0)}
-[[ $WIDTH == [01] ]] || die "XEN_TEST_WIDTH must be 0 or 1"
-if ((WIDTH)) && [[ $XEN_ARCH != arm || -n $PKG ]]; then
-	die "XEN_TEST_WIDTH=1 needs ARCH=arm (32-bit Arm, the bug's) and no DEB= or IMAGE="
-fi
 WIDTH_RUNS=${XEN_TEST_WIDTH_RUNS:-1}
-[[ $WIDTH_RUNS =~ ^[1-9][0-9]*$ ]] || die "XEN_TEST_WIDTH_RUNS must be a number, at least 1"
 WIDTH_ROUNDS=2000
 WT=$XBUILD/width/linux
 WOBJ=$XBUILD/width/kbuild
