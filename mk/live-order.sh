@@ -148,7 +148,7 @@ boot() {
 	DOM0_ARGS="$DOM0_BASE_ARGS xentest.mode=order xentest.scenarios=${SCENARIOS// /:}"
 	DOM0_ARGS+=" xentest.secs=$SECS xentest.watchdog=$((TIMEOUT - 60))"
 	say "kernel $k: booting as dom0 (serial log: $SERIAL)"
-	run_qemu
+	run_qemu "$DOM0_KERNEL" "$DOM0_ARGS" "$SERIAL" "$TIMEOUT"
 	grep -q 'xen:events: Using 2-level ABI' "$SERIAL" ||
 		die "kernel $k: dom0 did not say 'xen:events: Using 2-level ABI' (see $SERIAL)"
 	splat=$(splats "$SERIAL")

@@ -217,7 +217,7 @@ boot() {
 	QEMU_EXTRA=(-netdev "user,id=n0,net=10.0.2.0/24$hostfwd" -device "$nic")
 	build_vee_initramfs "$k"
 	say "== kernel $k, variant $v: $RUNS run(s) of $SECS s (serial log: $SERIAL)"
-	run_qemu
+	run_qemu "$DOM0_KERNEL" "$DOM0_ARGS" "$SERIAL" "$TIMEOUT"
 	for i in "${SENDER_PIDS[@]}"; do wait "$i" || true; done
 	why=$(check_boot "$k" "$v") || die "kernel $k, variant $v: $why"
 	if ((VEE_TRACE)); then

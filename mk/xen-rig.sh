@@ -14,16 +14,33 @@
 #   rig_prepare        the host's packages, build/linux, the kernel, Xen,
 #                      evtchn-stress (PREPLOG: their log)
 #   build_initramfs    dom0's and the guest's images (lab/xen/*-init)
-#   run_qemu           boots Xen and dom0 (DOM0_ARGS) for at most TIMEOUT
-#                      s; the serial console in SERIAL, QEMU's output in
-#                      $L-qemu.log; sets QEMU_STATUS and QEMU_TIME.  A caller
-#                      may set QEMU_MEM (MB), QEMU_EXTRA (more arguments)
-#                      and qemu_tick (called each second with the raw log).
+#   run_qemu KERNEL ARGS SERIAL TIMEOUT
+#                      boots Xen and KERNEL as dom0 with the command line
+#                      ARGS and the initramfs $XBUILD/dom0.cpio.gz, for at
+#                      most TIMEOUT s; the serial console in SERIAL, which
+#                      must be NAME-serial.log, QEMU's output in
+#                      NAME-qemu.log; sets QEMU_STATUS and QEMU_TIME.  A
+#                      caller may set QEMU_MEM (MB) and QEMU_EXTRA (more
+#                      arguments) before, and define qemu_tick RAW NAME
+#                      (called each second with the raw log and NAME).
 # The pieces (fetch_xen, build_stress, busybox_root, stage_libs,
 # stage_xen_tools, mkcpio, landmark) serve the live labs' own images.
 #
-# Its variables are for its callers, and ROOT, BUILD, LOGS come from
-# mk/lib.sh:
+# The rig's variables, one structure by convention:
+# - set by the caller before rig_init: XEN_ARCH (default x86_64), PKG and
+#   PKG_KIND (a DEB= or IMAGE= kernel);
+# - set by rig_init, read-only after it (its callers read them too): the
+#   machine (QEMU, DEB_ARCH, TRIPLET, KIMAGE, FOREIGN, SFX, LOAD_*), the
+#   paths (XBUILD, XROOT, XEN_ELF, KDIR, BZIMAGE, KCONFIG_FILE, DOM0_KERNEL,
+#   STRESS, LIVE_DIR), Xen (XEN_SERIES, XEN_PKGS, ARM_PKGS, XEN_TOOLS,
+#   XEN_ARGS, XEN_CONFIG), dom0's base command line (DOM0_BASE_ARGS), what
+#   the kernel must have (KCONFIG_*), the guest's xl config (DOMU_CFG);
+# - set by rig_prepare and the package helpers: MODDIR, HAS_KUNIT, LIVE_KO;
+# - a caller's settings for run_qemu, set before it: QEMU_MEM, QEMU_EXTRA,
+#   qemu_tick; everything else run_qemu needs is its arguments;
+# - run_qemu's results: QEMU_STATUS, QEMU_TIME (and QEMU_PID meanwhile).
+# Nothing here is meant to be overridden with 'local'.  ROOT, BUILD and
+# LOGS come from mk/lib.sh.
 # shellcheck disable=SC2034,SC2153
 
 # rig_init [DIR]: the rig's configuration (see above).
@@ -620,32 +637,35 @@ landmark() {
 		"$1" 2>/dev/null | tail -n 1 | tr -d '\r' || true
 }
 
-# qemu_tick RAW: called every second while QEMU runs; a live lab may
-# define its own.
+# qemu_tick RAW NAME: called every second while QEMU runs, with the raw
+# serial log and the logs' prefix; a live lab may define its own.
 qemu_tick() { :; }
 
+# run_qemu KERNEL ARGS SERIAL TIMEOUT (see the top of this file).
 run_qemu() {
-	local raw=$SERIAL.raw t0=$SECONDS last=$SECONDS status=0
+	local kernel=$1 args=$2 serial=$3 timeout=$4
+	local name=${3%-serial.log} raw=$3.raw t0=$SECONDS last=$SECONDS status=0 boot=()
+	[[ $name != "$serial" ]] || die "run_qemu: $serial: not NAME-serial.log"
+	[[ $timeout =~ ^[0-9]+$ ]] || die "run_qemu: timeout '$timeout': not a number of seconds"
 	rm -f "$raw"
-	local boot=()
-	say "booting Xen $(<"$XROOT/.version") ($DEB_ARCH) + dom0 under QEMU (TCG, 2 vCPUs; hard limit ${TIMEOUT}s)"
+	say "booting Xen $(<"$XROOT/.version") ($DEB_ARCH) + dom0 under QEMU (TCG, 2 vCPUs; hard limit ${timeout}s)"
 	if ((FOREIGN)); then
-		boot=(-device "guest-loader,addr=$LOAD_KERNEL,kernel=$DOM0_KERNEL,bootargs=$DOM0_ARGS"
+		boot=(-device "guest-loader,addr=$LOAD_KERNEL,kernel=$kernel,bootargs=$args"
 			-device "guest-loader,addr=$LOAD_INITRD,initrd=$XBUILD/dom0.cpio.gz")
 	else
-		boot=(-initrd "$DOM0_KERNEL $DOM0_ARGS,$XBUILD/dom0.cpio.gz")
+		boot=(-initrd "$kernel $args,$XBUILD/dom0.cpio.gz")
 	fi
 	trap kill_qemu EXIT
 	trap 'kill_qemu; die "interrupted"' INT TERM
-	timeout -k 10 "$TIMEOUT" "${QEMU[@]}" -smp 2 -m "$QEMU_MEM" \
+	timeout -k 10 "$timeout" "${QEMU[@]}" -smp 2 -m "$QEMU_MEM" \
 		-nodefaults -display none -monitor none -no-reboot \
 		-serial "file:$raw" "${QEMU_EXTRA[@]}" \
 		-kernel "$XEN_ELF" -append "$XEN_ARGS" "${boot[@]}" \
-		>"$L-qemu.log" 2>&1 &
+		>"$name-qemu.log" 2>&1 &
 	QEMU_PID=$!
 	while kill -0 "$QEMU_PID" 2>/dev/null; do
 		sleep 1
-		qemu_tick "$raw"
+		qemu_tick "$raw" "$name"
 		if ((SECONDS - last >= 30)); then
 			last=$SECONDS
 			say "$(fmt_time $((SECONDS - t0))) elapsed, last marker: $(landmark "$raw")"
@@ -656,7 +676,7 @@ run_qemu() {
 	trap - EXIT INT TERM
 	QEMU_TIME=$((SECONDS - t0))
 	QEMU_STATUS=$status
-	tr -d '\r' <"$raw" >"$SERIAL"
+	tr -d '\r' <"$raw" >"$serial"
 	rm -f "$raw"
 }
 

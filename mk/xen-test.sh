@@ -184,18 +184,18 @@ width_kernel() {
 # sets WIDTH_LINE (evtchn-stress width's line), WIDTH_RC and WIDTH_LOG.
 # (The main run's QEMU_TIME, QEMU_STATUS and logs are kept.)
 width_run() {
-	local name=$1 SERIAL=$L-width-$1-serial.log DOM0_KERNEL=$2 TIMEOUT=480
-	local DOM0_ARGS="$DOM0_ARGS xentest.mode=width xentest.watchdog=420 xentest.rounds=$WIDTH_ROUNDS"
-	local QEMU_TIME=${QEMU_TIME:-0} QEMU_STATUS=${QEMU_STATUS:-0} L=$L-width-$1 splat
-	WIDTH_LOG=$SERIAL
-	run_qemu
-	WIDTH_RC=$(marker_rc "$SERIAL" width)
-	WIDTH_LINE=$(between "$SERIAL" width | grep -m1 '^width: ') || true
+	local serial=$L-width-$1-serial.log splat qtime=${QEMU_TIME:-0} qstatus=${QEMU_STATUS:-0}
+	WIDTH_LOG=$serial
+	run_qemu "$2" "$DOM0_ARGS xentest.mode=width xentest.watchdog=420 xentest.rounds=$WIDTH_ROUNDS" \
+		"$serial" 480
+	QEMU_TIME=$qtime QEMU_STATUS=$qstatus
+	WIDTH_RC=$(marker_rc "$serial" width)
+	WIDTH_LINE=$(between "$serial" width | grep -m1 '^width: ') || true
 	if [[ -z $WIDTH_LINE ]]; then
-		WIDTH_LINE="no 'width:' line ($(rc_text "$WIDTH_RC"): $(between "$SERIAL" width | tail -n 1))"
+		WIDTH_LINE="no 'width:' line ($(rc_text "$WIDTH_RC"): $(between "$serial" width | tail -n 1))"
 	fi
 	# The splat rules of the main run: a splat fails the run.
-	splat=$(splats "$SERIAL")
+	splat=$(splats "$serial")
 	if [[ -n $splat ]]; then
 		WIDTH_RC="splat"
 		WIDTH_LINE="a kernel splat: $(head -n 1 <<<"$splat")"
@@ -301,9 +301,10 @@ stop_load() {
 }
 LOAD_PIDS=()
 
-# qemu_tick (run_qemu's, each second): the host's view of QEMU's vCPU
-# threads, cumulative (/proc/PID/task/TID/schedstat: ns run, ns waited
-# for a host CPU), a line a second in $L-qemu-sched.log; qemu_sched_summary
+# qemu_tick RAW NAME (run_qemu's, each second): the host's view of QEMU's
+# vCPU threads, cumulative (/proc/PID/task/TID/schedstat: ns run, ns
+# waited for a host CPU), a line a second in NAME-qemu-sched.log
+# ($L-qemu-sched.log for the main run); qemu_sched_summary
 # then says how long they waited in all and in the worst second.
 qemu_tick() {
 	local q t comm run wait line=$SECONDS
@@ -317,7 +318,7 @@ qemu_tick() {
 		{ read -r run wait _ <"$t/schedstat"; } 2>/dev/null || continue
 		line+=" ${comm// /_}=$run:$wait"
 	done
-	echo "$line" >>"$L-qemu-sched.log"
+	echo "$line" >>"$2-qemu-sched.log"
 }
 qemu_sched_summary() {
 	[[ -s $L-qemu-sched.log ]] || return 0
@@ -343,7 +344,7 @@ main() {
 	say "initramfs: $XBUILD/dom0.cpio.gz ($(du -h "$XBUILD/dom0.cpio.gz" | cut -f1)), guest: $XBUILD/domU.cpio.gz"
 	start_load
 	rm -f "$L-qemu-sched.log"
-	run_qemu
+	run_qemu "$DOM0_KERNEL" "$DOM0_ARGS" "$SERIAL" "$TIMEOUT"
 	QEMU_SCHED=$(qemu_sched_summary)
 	[[ -z $QEMU_SCHED ]] || say "$QEMU_SCHED"
 	split_logs
