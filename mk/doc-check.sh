@@ -5,7 +5,9 @@
 # A path is a `quoted` word with a slash and only path characters; it must
 # exist relative to the repository, to the doc's own directory, or (for
 # the kernel's files, drivers/xen/...) in build/linux, as it is or as a
-# glob, or be a program the lab builds from PATH.c.  Left out: build/ (made by the targets), absolute paths, the
+# glob, or be a program the lab builds from PATH.c, or be a file a target
+# writes (named in the Makefile's "## target: ..." lines, such as
+# docs/ci-cold.txt, which only make ci-cold makes).  Left out: build/ (made by the targets), absolute paths, the
 # placeholders NNNN and V (patches/V/series), and docs/history.md (it
 # names GitHub repositories, owner/name).  A target is the first word
 # after `make` that is not VAR=value or an option (`make -C ...`, the
@@ -18,6 +20,8 @@ set -uo pipefail
 cd "$ROOT" || exit 1
 
 phony=" $(sed -n '/^\.PHONY:/,/[^\\]$/p' Makefile | sed 's/^\.PHONY://; s/\\//g' | xargs) "
+# What the targets write, as their "## target: ..." lines name it.
+outputs=" $(sed -n 's/^## //p' Makefile | grep -oE '[A-Za-z0-9_.-]+(/[A-Za-z0-9_.*-]+)+' | xargs) "
 [[ $phony != "  " ]] || die "Makefile: no .PHONY targets"
 exists() {
 	local p=$1 dir=$2 base
@@ -44,7 +48,7 @@ for doc in "${docs[@]}"; do
 		p=${tok//\`/}
 		if [[ $p == make || $p == make\ * ]]; then
 			read -ra w <<<"$p"
-			tgt= skip=0
+			tgt='' skip=0
 			for x in "${w[@]:1}"; do
 				[[ $x == -C ]] && { tgt=; break; }
 				((!skip)) || { skip=0; continue; }
@@ -63,7 +67,7 @@ for doc in "${docs[@]}"; do
 		[[ $doc != docs/history.md && $p == */* ]] || continue
 		[[ $p =~ ^[A-Za-z0-9_.*-]+(/[A-Za-z0-9_.*-]+)*/?$ ]] || continue
 		case $p in build/* | *NNNN* | V/* | */V/*) continue ;; esac
-		if ! exists "$p" "$dir"; then
+		if ! exists "$p" "$dir" && [[ $outputs != *" $p "* ]]; then
 			echo "$doc:$line: \`$p\`: no such file"
 			bad=1
 		fi
