@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # mk/bisect-build.sh: check that every commit of the series builds, as the
-# kernel test robot builds a series.  Each commit base..HEAD of build/linux
+# kernel test robot builds a series.  Each commit of the series (base..the
+# last commit before the lab: ones, what make series mails) of build/linux
 # is checked out in the git worktree build/bisect (build/linux itself is
 # left alone) and built in build/kbuild-bisect-<variant>, for each variant
 # of BISECT_VARIANTS (default: all five):
@@ -17,10 +18,11 @@
 #            and modules, modpost included
 #   x86_64-clang  as x86_64, with LLVM 19 (Debian 12's clang-19, lld-19;
 #            7.3 needs LLVM 17.0.1 at least): LLVM=-19
-# drivers/xen/events/ is also rebuilt with W=1 and sparse (C=2) at base and
-# at each commit: a warning in drivers/xen/events/ that base does not have
-# fails the commit.  The rest of the tree is built without W=1 (its own
-# warnings are not the series'). Logs: build/logs/bisect-*.log.
+# Each build is W=1, and drivers/xen/events/ is checked with sparse (C=2)
+# too, at base and at each commit: a W=1 or sparse warning in
+# drivers/xen/events/ that base does not have fails the commit (the rest
+# of the tree's warnings are not the series').  Logs:
+# build/logs/bisect-*.log.
 set -euo pipefail
 # shellcheck source=mk/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -36,10 +38,13 @@ done
 wt=$BUILD/bisect
 jobs=$(nproc)
 
-mapfile -t commits < <(git -C "$LINUX" rev-list --reverse base..HEAD)
+# The series' commits, the ones make series mails (not the lab: ones,
+# which the KUnit and live kernels build at HEAD).
+tip=$(series_tip)
+mapfile -t commits < <(git -C "$LINUX" rev-list --reverse "base..$tip")
 n=${#commits[@]}
 if ((n == 0)); then
-	say "nothing to build: patches/series has no entries"
+	say "nothing to build: patches/series has no series entries"
 	exit 0
 fi
 mkdir -p "$LOGS"
@@ -134,13 +139,14 @@ modpost_warnings() {
 	{ grep -E '^(WARNING|ERROR): modpost:' "$1" || true; } | sort -u
 }
 # build WT O VARIANT LOG: olddefconfig (defaults for Kconfig symbols a
-# commit adds, instead of prompts) and the variant's targets.
+# commit adds, instead of prompts) and the variant's targets, with W=1 as
+# events_warnings builds drivers/xen/events/ (the same flags: its objects
+# are not compiled twice, and W=1 does not make prepare's run again).
 build() {
-	local w=() t
-	[[ $3 != *-m ]] || w=(W=1)
+	local t
 	read -ra t <<<"$(vtargets "$3")"
 	vmake "$3" "$1" "$2" olddefconfig >"$4" 2>&1 </dev/null &&
-		vmake "$3" "$1" "$2" -j"$jobs" "${w[@]}" "${t[@]}" >>"$4" 2>&1 </dev/null
+		vmake "$3" "$1" "$2" -j"$jobs" W=1 "${t[@]}" >>"$4" 2>&1 </dev/null
 }
 git -C "$wt" checkout -q -f --detach base
 declare -A BASELINE MODPOST
