@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # mk/ci-cold.sh: 'make ci-cold', .ci/run as CI runs it on a new machine:
 # a fresh clone of this repository's HEAD in build/ci-cold/repo, with an
-# empty ccache (build/ci-cold/ccache) and CI=true.  It takes as long as a
-# cold CI run (CI's budget: 90 minutes on 2 cores).  Progress: .ci/run's
+# empty ccache (build/ci-cold/ccache), CI=true and none of the caller's
+# settings.  It takes as long as a cold CI run (CI's budget: 90 minutes on
+# 2 cores), less the Debian packages a new machine installs first (this
+# machine has them).  Progress: .ci/run's
 # steps and make check's stages as they start; the whole output in
 # build/logs/ci-cold.log.
 #
@@ -28,13 +30,17 @@ mkdir -p "$dir/ccache" "$(dirname "$log")"
 git clone -q "$ROOT" "$dir/repo"
 say "a fresh clone of $head in ${dir#"$ROOT"/}/repo, ccache empty in ${dir#"$ROOT"/}/ccache"
 say "log: $log"
+# As on a new machine: none of the developer's settings (BASE, FUZZ,
+# XEN_TEST_*, ...) reach it, only PATH, HOME and the locale.
 status=0
-(cd "$dir/repo" && CCACHE_DIR=$dir/ccache CI=true bash .ci/run) 2>&1 |
+(cd "$dir/repo" && env -i PATH="$PATH" HOME="$HOME" LANG="${LANG:-C.UTF-8}" \
+	CCACHE_DIR="$dir/ccache" CI=true bash .ci/run) 2>&1 |
 	tee "$log" | grep --line-buffered -E '^(\.ci/run|check): ' || status=${PIPESTATUS[0]}
 ((status == 0)) || die ".ci/run failed (exit $status) at $head; docs/ci-cold.txt left as it was (log: $log)"
 
 times=$dir/repo/build/out/ci-times.txt
 [[ -s $times ]] || die "$times missing after .ci/run passed"
+trap 'rm -f "$out.tmp"' EXIT
 {
 	echo "# Written by mk/ci-cold.sh (make ci-cold): .ci/run in a fresh clone, ccache empty."
 	cat "$times"
