@@ -95,7 +95,7 @@ export: tree
 	@mk/export.sh
 
 # Every commit of the series must build as the kernel test robot builds.
-## bisect-build: every commit built: drivers/xen/ for x86_64, i386, arm and x86_64 with clang (W=1, sparse), an x86_64 kernel with KUnit =m (modpost)
+## bisect-build: every commit of the series built: drivers/xen/ for x86_64, i386, arm and x86_64 with clang (W=1, sparse), an x86_64 kernel with KUnit =m (modpost)
 bisect-build: tree
 	@mk/bisect-build.sh
 
