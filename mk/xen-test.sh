@@ -318,6 +318,9 @@ qemu_tick() {
 		{ read -r run wait _ <"$t/schedstat"; } 2>/dev/null || continue
 		line+=" ${comm// /_}=$run:$wait"
 	done
+	# None read (QEMU exiting): no line, which the summary would take for
+	# counters back at zero.
+	[[ $line == *=* ]] || return 0
 	echo "$line" >>"$2-qemu-sched.log"
 }
 qemu_sched_summary() {
