@@ -151,7 +151,8 @@ xen-runs: tree
 	@XEN_ARCH=$(ARCH) mk/xen-runs.sh
 
 # .ci/run as on a new machine (mk/ci-cold.sh): a fresh clone of HEAD, an
-# empty ccache; its times to docs/ci-cold.txt when it passes.
+# empty ccache; its times to docs/ci-cold.txt when it passes.  CI_HOG=1
+# with a CPU hog beside it, CI_CCACHE=keep with the last run's ccache.
 ## ci-cold: .ci/run in a fresh clone of HEAD with an empty ccache; its times in docs/ci-cold.txt
 ci-cold:
 	@mk/ci-cold.sh
@@ -232,6 +233,8 @@ vee-report: deps
 #= XEN_TEST_WIDTH_RUNS: runs of the width bug stage (default 1)
 #= XEN_TEST_LOAD: busy processes per host core beside QEMU in make xen-test (default 0)
 #= XEN_TEST_LOAD_NICE: their nice value (default 0)
+#= CI_HOG: busy processes per host core beside make ci-cold's .ci/run (default 0)
+#= CI_CCACHE: keep: make ci-cold keeps the last run's ccache (default empty)
 #= XEN_TEST_TCG: QEMU's TCG, multi (a thread per vCPU, the default) or single
 #= XEN_TEST_FAULT: late, stall or lost: the guest answers its event 100 late or never (test only)
 #= XEN_TEST_GUEST_FAULTS: 0: no pause, save and restore, and vCPU unplug of the guest during the exchange (default 1)

@@ -9,26 +9,43 @@
 # steps and make check's stages as they start; the whole output in
 # build/logs/ci-cold.log.
 #
-# When .ci/run passes, its times (the clone's build/out/ci-times.txt) and
+# CI_HOG=N runs N busy processes per host core beside it (a CPU hog, as
+# another job on a shared CI machine), at nice 0.  CI_CCACHE=keep keeps
+# the ccache of the last run (build/ci-cold/ccache) instead of emptying it.
+#
+# When .ci/run passes, its times (the clone's build/out/ci-times.txt),
 # each kernel's build time (kunit.py's "Elapsed time" in the clone's
-# build/logs/kunit-*.log and build/6.1/logs/kunit-*.log) are written,
-# whole, to docs/ci-cold.txt, for the developer to commit.  When it fails,
-# nothing is written, and the exit status is 1.
+# build/logs/kunit-*.log and build/6.1/logs/kunit-*.log) and the live
+# tests' host and exchange lines (round trips: median, p99, worst; late,
+# lost) are written, whole, to docs/ci-cold.txt (docs/ci-warm.txt with
+# CI_CCACHE=keep; -hog before .txt with CI_HOG), for the developer to
+# commit.  When it fails, nothing is written, and the exit status is 1.
 set -euo pipefail
 # shellcheck source=mk/lib.sh
 . "$(dirname "$0")/lib.sh"
 
+HOG=${CI_HOG:-0}
+CCACHE=${CI_CCACHE:-empty}
+[[ $HOG =~ ^[0-8]$ ]] || die "CI_HOG=$HOG: busy processes per host core, 0 to 8"
+[[ $CCACHE == empty || $CCACHE == keep ]] || die "CI_CCACHE=$CCACHE: empty or keep"
 dir=$ROOT/build/ci-cold
-log=$ROOT/build/logs/ci-cold.log
-out=$ROOT/docs/ci-cold.txt
+mode=$([[ $CCACHE == keep ]] && echo warm || echo cold)$( ((HOG == 0)) || echo -hog)
+log=$ROOT/build/logs/ci-$mode.log
+out=$ROOT/docs/ci-$mode.txt
+[[ $CCACHE == empty || -d $dir/ccache ]] || die "CI_CCACHE=keep: no ccache of an earlier run in ${dir#"$ROOT"/}/ccache"
 head=$(git -C "$ROOT" rev-parse --short HEAD)
 [[ -z $(git -C "$ROOT" status --porcelain --untracked-files=no) ]] ||
 	warn "uncommitted changes are not in the clone (it is of HEAD, $head)"
 
-rm -rf "$dir"
+rm -rf "$dir/repo"
+[[ $CCACHE == keep ]] || rm -rf "$dir/ccache"
 mkdir -p "$dir/ccache" "$(dirname "$log")"
 git clone -q "$ROOT" "$dir/repo"
-say "a fresh clone of $head in ${dir#"$ROOT"/}/repo, ccache empty in ${dir#"$ROOT"/}/ccache"
+say "a fresh clone of $head in ${dir#"$ROOT"/}/repo, ccache $([[ $CCACHE == keep ]] && echo "kept ($(du -sh "$dir/ccache" | cut -f1))" || echo empty) in ${dir#"$ROOT"/}/ccache"
+if ((HOG)); then
+	load_start $((HOG * $(nproc))) 0
+	say "CPU hog: $((HOG * $(nproc))) busy processes beside .ci/run (CI_HOG=$HOG on $(nproc) cores)"
+fi
 say "log: $log"
 # As on a new machine: none of the developer's settings (BASE, FUZZ,
 # XEN_TEST_*, ...) reach it, only PATH, HOME and the locale.
@@ -36,13 +53,14 @@ status=0
 (cd "$dir/repo" && env -i PATH="$PATH" HOME="$HOME" LANG="${LANG:-C.UTF-8}" \
 	CCACHE_DIR="$dir/ccache" CI=true bash .ci/run) 2>&1 |
 	tee "$log" | grep --line-buffered -E '^(\.ci/run|check): ' || status=${PIPESTATUS[0]}
-((status == 0)) || die ".ci/run failed (exit $status) at $head; docs/ci-cold.txt left as it was (log: $log)"
+load_stop
+((status == 0)) || die ".ci/run failed (exit $status) at $head; ${out#"$ROOT"/} left as it was (log: $log)"
 
 times=$dir/repo/build/out/ci-times.txt
 [[ -s $times ]] || die "$times missing after .ci/run passed"
 trap 'rm -f "$out.tmp"' EXIT
 {
-	echo "# Written by mk/ci-cold.sh (make ci-cold): .ci/run in a fresh clone, ccache empty."
+	echo "# Written by mk/ci-cold.sh (make ci-cold$( ((HOG == 0)) || echo " CI_HOG=$HOG")$([[ $CCACHE == empty ]] || echo " CI_CCACHE=$CCACHE")): .ci/run in a fresh clone, ccache $CCACHE, $((HOG * $(nproc))) busy processes beside it."
 	cat "$times"
 	echo "# Each KUnit kernel's build (kunit.py's Elapsed time):"
 	for f in "$dir"/repo/build/logs/kunit-*.log "$dir"/repo/build/*/logs/kunit-*.log; do
@@ -50,6 +68,12 @@ trap 'rm -f "$out.tmp"' EXIT
 		e=$(grep -m1 'Elapsed time:' "$f" | sed 's/.*Elapsed time: //') ||
 			die "${f#"$dir"/repo/}: no 'Elapsed time' line"
 		echo "${f#"$dir"/repo/build/}: $e"
+	done
+	echo "# The live tests' host and exchange lines (build/logs/xen-test*.out):"
+	for f in "$dir"/repo/build/logs/xen-test*.out "$dir"/repo/build/*/logs/xen-test*.out; do
+		[[ -f $f ]] || continue
+		grep -E '^xen-test: (host: |dom0<->domU exchange: |[0-9]+ passed)' "$f" |
+			sed "s|^|${f#"$dir"/repo/build/}: |"
 	done
 } >"$out.tmp"
 mv "$out.tmp" "$out"

@@ -105,6 +105,25 @@ setup_ccache() {
 	export CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-true}
 }
 
+# load_start N NICE: N busy processes at nice NICE, a CPU load beside a
+# test (xen-test's XEN_TEST_LOAD, ci-cold's CI_HOG).  Each ends by itself
+# once the calling script is gone; load_stop ends them at once.
+LOAD_PIDS=()
+load_start() {
+	local i
+	for ((i = 0; i < $1; i++)); do
+		# shellcheck disable=SC2016 # $1 is the inner shell's
+		nice -n "$2" bash -c 'while kill -0 "$1" 2>/dev/null; do :; done' load "$$" &
+		LOAD_PIDS+=("$!")
+	done
+}
+load_stop() {
+	((${#LOAD_PIDS[@]})) || return 0
+	kill "${LOAD_PIDS[@]}" 2>/dev/null || true
+	wait "${LOAD_PIDS[@]}" 2>/dev/null || true
+	LOAD_PIDS=()
+}
+
 # start_ticker LABEL COUNT_CMD...: until stop_ticker (or until COUNT_CMD
 # fails), print every 30 s a line with the elapsed time and the output of
 # COUNT_CMD, a number of objects compiled.

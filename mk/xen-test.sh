@@ -281,25 +281,14 @@ width_stage() {
 	fi
 }
 
-# start_load: XEN_TEST_LOAD busy processes per host core, each ending
-# by itself once this script is gone.
+# start_load: XEN_TEST_LOAD busy processes per host core (lib.sh's
+# load_start), each ending by itself once this script is gone.
 start_load() {
-	local i n=$((LOAD * $(nproc)))
+	local n=$((LOAD * $(nproc)))
 	((n)) || return 0
-	for ((i = 0; i < n; i++)); do
-		# shellcheck disable=SC2016 # $1 is the inner shell's
-		nice -n "$LOAD_NICE" bash -c 'while kill -0 "$1" 2>/dev/null; do :; done' load "$$" &
-		LOAD_PIDS+=("$!")
-	done
+	load_start "$n" "$LOAD_NICE"
 	say "load: $n busy processes beside QEMU (XEN_TEST_LOAD=$LOAD on $(nproc) cores, nice $LOAD_NICE)"
 }
-stop_load() {
-	((${#LOAD_PIDS[@]})) || return 0
-	kill "${LOAD_PIDS[@]}" 2>/dev/null || true
-	wait "${LOAD_PIDS[@]}" 2>/dev/null || true
-	LOAD_PIDS=()
-}
-LOAD_PIDS=()
 
 # qemu_tick RAW NAME (run_qemu's, each second): the host's view of QEMU's
 # vCPU threads, cumulative (/proc/PID/task/TID/schedstat: ns run, ns
@@ -353,7 +342,7 @@ main() {
 	split_logs
 	judge
 	((!WIDTH)) || width_stage
-	stop_load
+	load_stop
 	say "logs: $L-serial.log (the whole serial console), $L-{dom0,domU}.log,"
 	if ((HAS_KUNIT)); then
 		say "      $L-{dom0,domU}-ktap.log, $L-{dom0,domU}-kunit.txt,"
