@@ -61,6 +61,10 @@ for goal in "$@"; do
 		fi
 		each BISECT_VARIANTS "$BISECT_ALL_VARIANTS"
 		;;
+	ci-cold)
+		[[ ${CI_HOG:-0} =~ ^[0-8]$ ]] || bad "CI_HOG=$CI_HOG: busy processes per host core, 0 to 8"
+		[[ ${CI_CCACHE:-empty} =~ ^(empty|keep)$ ]] || bad "CI_CCACHE=$CI_CCACHE: empty or keep"
+		;;
 	bisect-build)
 		each BISECT_VARIANTS "$BISECT_ALL_VARIANTS"
 		;;
