@@ -99,9 +99,9 @@ export: tree
 bisect-build: tree
 	@mk/bisect-build.sh
 
-# Not while a kernel tree of build/ holds work make tree did not make
+# A kernel tree of build/ that holds work make tree did not make is kept
 # (mk/clean.sh names it; FORCE=1 removes it anyway).
-## clean: remove build/ (the ccache stays), but not a kernel tree's unsaved commits or changes (FORCE=1)
+## clean: remove build/ (the ccache stays) but a kernel tree with commits or changes of yours (FORCE=1: all)
 clean:
 	@mk/clean.sh
 
@@ -213,7 +213,7 @@ vee-report: deps
 #= KUNIT_ACCEL: tcg (default) or any: QEMU's accelerators for make kunit (any: kunit.py's choice)
 #= SERIES_TEST: 0: make check leaves make series out
 #= EXPORT_TEST: 0: make check leaves make export out
-#= FORCE: 1: make clean removes build/ even with unsaved work in a kernel tree
+#= FORCE: 1: make clean removes all of build/, a kernel tree with unsaved work too
 #= BISECT: 0: make check leaves make bisect-build out
 #= BISECT_VARIANTS: make bisect-build's builds (default x86_64 i386 arm x86_64-m x86_64-clang)
 #= FUZZ: 0: make check leaves the fuzzers out

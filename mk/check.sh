@@ -218,6 +218,14 @@ if [[ ${SERIES_TEST:-1} != 0 && $SERIES_BASE == "$MAIN_BASE" ]]; then
 	run_counted series-test series-self tests/series-test.sh
 fi
 
+# Then the self-test of make clean (mk/tests/clean-test.sh: mk/clean.sh on
+# made build/ folders in a temporary copy, a second): a kernel tree with
+# work of the developer's is kept.  With the 7.3 base only.
+if [[ $SERIES_BASE == "$MAIN_BASE" ]]; then
+	say "== make clean keeps a developer's commits (mk/tests/clean-test.sh)"
+	run_counted clean-test clean-self tests/clean-test.sh
+fi
+
 # Then the self-test of make xen-test's verdict (lab/xen/test-verdict.sh:
 # mk/xen-verdict.sh on saved serial logs, passing and broken on purpose;
 # under a minute), with the 7.3 base only.  VERDICT_TEST=0 leaves it out.

@@ -1,11 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # mk/clean.sh: 'make clean', build/ removed (the ccache stays), but never
-# a developer's work: it refuses while a kernel tree (build/linux,
-# build/V/linux) holds what make tree did not make there (commits on top
-# of the series or instead of it, changes not committed, files not
-# tracked) and names what and how to keep it (make refresh) or drop it.
-# FORCE=1 removes build/ anyway.
+# a developer's work: a kernel tree (build/linux, build/V/linux) that
+# holds what make tree did not make there (commits on top of the series
+# or instead of it, changes not committed, files not tracked) is kept,
+# with a line naming what and how to keep it (make refresh) or drop it;
+# everything else in build/ is removed.  FORCE=1 removes build/ whole.
 set -euo pipefail
 # shellcheck source=mk/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -44,19 +44,39 @@ unsaved() {
 	echo "$out"
 }
 
-found=0
+# prune DIR: remove what DIR holds but the kept trees and the folders
+# that lead to them.
+prune() {
+	local e k keep
+	for e in "$1"/* "$1"/.[!.]*; do
+		[[ -e $e || -L $e ]] || continue
+		keep=0
+		for k in "${kept[@]}"; do
+			[[ $k == "$e" ]] && keep=1 && break
+			[[ $k == "$e"/* ]] && keep=2
+		done
+		case $keep in
+		0) rm -rf "$e" ;;
+		2) prune "$e" ;;
+		esac
+	done
+}
+
+kept=()
 [[ -d $ROOT/build ]] || { say "nothing to remove (no build/)"; exit 0; }
 while read -r t; do
 	u=$(unsaved "$t")
 	[[ -n $u ]] || continue
-	found=1
+	kept+=("$t")
 	rel=${t#"$ROOT"/}
 	v=
 	[[ $rel == build/linux ]] || v=" BASE=$(basename "$(dirname "$t")")"
-	warn "$rel has $u: keep the commits with 'make$v refresh' (git -C $rel commit first), or drop them with FORCE=1 make clean"
+	warn "kept $rel: it has $u: keep the commits with 'make$v refresh' (git -C $rel commit first), or drop them with FORCE=1 make clean"
 done < <(find "$ROOT/build" -maxdepth 3 -type d -name linux -exec test -d '{}/.git' ';' -print 2>/dev/null | sort)
-if ((found)) && [[ ${FORCE:-0} != 1 ]]; then
-	die "build/ not removed: a kernel tree holds work make tree did not make (see above; FORCE=1 removes it anyway)"
+if ((${#kept[@]} == 0)) || [[ ${FORCE:-0} == 1 ]]; then
+	rm -rf "$ROOT/build"
+	say "removed build/ (the ccache stays)"
+	exit 0
 fi
-rm -rf "$ROOT/build"
-say "removed build/ (the ccache stays)"
+prune "$ROOT/build"
+say "removed build/ but ${#kept[@]} kernel tree(s) named above (the ccache stays; FORCE=1 removes build/ whole)"
