@@ -60,7 +60,7 @@ times=$dir/repo/build/out/ci-times.txt
 [[ -s $times ]] || die "$times missing after .ci/run passed"
 trap 'rm -f "$out.tmp"' EXIT
 {
-	echo "# Written by mk/ci-cold.sh (make ci-cold$( ((HOG == 0)) || echo " CI_HOG=$HOG")$([[ $CCACHE == empty ]] || echo " CI_CCACHE=$CCACHE")): .ci/run in a fresh clone, ccache $CCACHE, $((HOG * $(nproc))) busy processes beside it."
+	echo "# Written by mk/ci-cold.sh (make ci-cold$( ((HOG == 0)) || echo " CI_HOG=$HOG")$([[ $CCACHE == empty ]] || echo " CI_CCACHE=$CCACHE")): .ci/run in a fresh clone, ccache $([[ $CCACHE == keep ]] && echo "kept from the last run" || echo empty), $((HOG * $(nproc))) busy processes beside it."
 	cat "$times"
 	echo "# Each KUnit kernel's build (kunit.py's Elapsed time):"
 	for f in "$dir"/repo/build/logs/kunit-*.log "$dir"/repo/build/*/logs/kunit-*.log; do
