@@ -589,4 +589,7 @@ xen_test_args() {
 		{ echo "XEN_TEST_WIDTH=1 needs ARCH=arm (32-bit Arm, the bug's) and no DEB= or IMAGE="; return; }
 	v=${XEN_TEST_WIDTH_RUNS:-1}
 	[[ $v =~ ^[1-9][0-9]*$ ]] || { echo "XEN_TEST_WIDTH_RUNS=$v: a number of runs, at least 1"; return; }
+	v=${XEN_TEST_PORTS:-max}
+	[[ $v == max ]] || { [[ $v =~ ^[1-9][0-9]*$ ]] && ((v % 2 == 0)); } ||
+		{ echo "XEN_TEST_PORTS=$v: max, or an even number of ports"; return; }
 }
