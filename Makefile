@@ -24,7 +24,7 @@ ARGS_ERROR := $(shell ARCH='$(ARCH)' KCONFIG='$(KCONFIG)' DEB='$(DEB)' IMAGE='$(
 	XEN_TEST_TCG='$(XEN_TEST_TCG)' XEN_TEST_FAULT='$(XEN_TEST_FAULT)' \
 	XEN_TEST_GUEST_FAULTS='$(XEN_TEST_GUEST_FAULTS)' XEN_TEST_TRACE='$(XEN_TEST_TRACE)' \
 	XEN_TEST_SAVE='$(XEN_TEST_SAVE)' XEN_TEST_WIDTH='$(XEN_TEST_WIDTH)' \
-	XEN_TEST_WIDTH_RUNS='$(XEN_TEST_WIDTH_RUNS)' XEN_TEST_PORTS='$(XEN_TEST_PORTS)' CI_HOG='$(CI_HOG)' CI_CCACHE='$(CI_CCACHE)' mk/args.sh $(MAKECMDGOALS) 2>&1)
+	XEN_TEST_WIDTH_RUNS='$(XEN_TEST_WIDTH_RUNS)' XEN_TEST_PORTS='$(XEN_TEST_PORTS)' CI_HOG='$(CI_HOG)' CI_CCACHE='$(CI_CCACHE)' CI_FULL='$(CI_FULL)' mk/args.sh $(MAKECMDGOALS) 2>&1)
 ifneq ($(ARGS_ERROR),)
 $(error $(ARGS_ERROR))
 endif
@@ -152,7 +152,8 @@ xen-runs: tree
 
 # .ci/run as on a new machine (mk/ci-cold.sh): a fresh clone of HEAD, an
 # empty ccache; its times to docs/ci-cold.txt when it passes.  CI_HOG=1
-# with a CPU hog beside it, CI_CCACHE=keep with the last run's ccache.
+# with a CPU hog beside it, CI_CCACHE=keep with the last run's ccache,
+# CI_FULL=1 with the full make check (docs/ci-cold-full.txt).
 ## ci-cold: .ci/run in a fresh clone of HEAD with an empty ccache; its times in docs/ci-cold.txt
 ci-cold:
 	@mk/ci-cold.sh
@@ -235,6 +236,7 @@ vee-report: deps
 #= XEN_TEST_LOAD: busy processes per host core beside QEMU in make xen-test (default 0)
 #= XEN_TEST_LOAD_NICE: their nice value (default 0)
 #= CI_HOG: busy processes per host core beside make ci-cold's .ci/run (default 0)
+#= CI_FULL: 1: make ci-cold's .ci/run runs the full make check (its cold time)
 #= CI_CCACHE: keep: make ci-cold keeps the last run's ccache (default empty)
 #= XEN_TEST_TCG: QEMU's TCG, multi (a thread per vCPU, the default) or single
 #= XEN_TEST_FAULT: late, stall or lost: the guest answers its event 100 late or never (test only)

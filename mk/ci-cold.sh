@@ -9,6 +9,8 @@
 # steps and make check's stages as they start; the whole output in
 # build/logs/ci-cold.log.
 #
+# CI_FULL=1 has .ci/run run the full make check for 7.3 (all its KUnit
+# kernels, bisect builds and live tests): the cold time of make check.
 # CI_HOG=N runs N busy processes per host core beside it (a CPU hog, as
 # another job on a shared CI machine), at nice 0.  CI_CCACHE=keep keeps
 # the ccache of the last run (build/ci-cold/ccache) instead of emptying it.
@@ -25,11 +27,13 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 HOG=${CI_HOG:-0}
+FULL=${CI_FULL:-0}
+[[ $FULL == [01] ]] || die "CI_FULL=$FULL: 0 or 1"
 CCACHE=${CI_CCACHE:-empty}
 [[ $HOG =~ ^[0-8]$ ]] || die "CI_HOG=$HOG: busy processes per host core, 0 to 8"
 [[ $CCACHE == empty || $CCACHE == keep ]] || die "CI_CCACHE=$CCACHE: empty or keep"
 dir=$ROOT/build/ci-cold
-mode=$([[ $CCACHE == keep ]] && echo warm || echo cold)$( ((HOG == 0)) || echo -hog)
+mode=$([[ $CCACHE == keep ]] && echo warm || echo cold)$( ((HOG == 0)) || echo -hog)$( ((FULL == 0)) || echo -full)
 log=$ROOT/build/logs/ci-$mode.log
 out=$ROOT/docs/ci-$mode.txt
 [[ $CCACHE == empty || -d $dir/ccache ]] || die "CI_CCACHE=keep: no ccache of an earlier run in ${dir#"$ROOT"/}/ccache"
@@ -51,7 +55,7 @@ say "log: $log"
 # XEN_TEST_*, ...) reach it, only PATH, HOME and the locale.
 status=0
 (cd "$dir/repo" && env -i PATH="$PATH" HOME="$HOME" LANG="${LANG:-C.UTF-8}" \
-	CCACHE_DIR="$dir/ccache" CI=true bash .ci/run) 2>&1 |
+	CCACHE_DIR="$dir/ccache" CI=true CI_FULL="$FULL" bash .ci/run) 2>&1 |
 	tee "$log" | grep --line-buffered -E '^(\.ci/run|check): ' || status=${PIPESTATUS[0]}
 load_stop
 ((status == 0)) || die ".ci/run failed (exit $status) at $head; ${out#"$ROOT"/} left as it was (log: $log)"
@@ -60,7 +64,7 @@ times=$dir/repo/build/out/ci-times.txt
 [[ -s $times ]] || die "$times missing after .ci/run passed"
 trap 'rm -f "$out.tmp"' EXIT
 {
-	echo "# Written by mk/ci-cold.sh (make ci-cold$( ((HOG == 0)) || echo " CI_HOG=$HOG")$([[ $CCACHE == empty ]] || echo " CI_CCACHE=$CCACHE")): .ci/run in a fresh clone, ccache $([[ $CCACHE == keep ]] && echo "kept from the last run" || echo empty), $((HOG * $(nproc))) busy processes beside it."
+	echo "# Written by mk/ci-cold.sh (make ci-cold$( ((FULL == 0)) || echo " CI_FULL=1")$( ((HOG == 0)) || echo " CI_HOG=$HOG")$([[ $CCACHE == empty ]] || echo " CI_CCACHE=$CCACHE")): .ci/run in a fresh clone, ccache $([[ $CCACHE == keep ]] && echo "kept from the last run" || echo empty), $((HOG * $(nproc))) busy processes beside it."
 	cat "$times"
 	echo "# Each KUnit kernel's build (kunit.py's Elapsed time):"
 	for f in "$dir"/repo/build/logs/kunit-*.log "$dir"/repo/build/*/logs/kunit-*.log; do
