@@ -236,6 +236,7 @@ vee-report: deps
 #= XEN_TEST_LOAD: busy processes per host core beside QEMU in make xen-test (default 0)
 #= XEN_TEST_LOAD_NICE: their nice value (default 0)
 #= CI_HOG: busy processes per host core beside make ci-cold's .ci/run (default 0)
+#= CI_WRITE_ONLY: 1: make ci-cold only writes its docs file from the last run's clone
 #= CI_FULL: 1: make ci-cold's .ci/run runs the full make check (its cold time)
 #= CI_CCACHE: keep: make ci-cold keeps the last run's ccache (default empty)
 #= XEN_TEST_TCG: QEMU's TCG, multi (a thread per vCPU, the default) or single

@@ -9,6 +9,7 @@
 # steps and make check's stages as they start; the whole output in
 # build/logs/ci-cold.log.
 #
+# CI_WRITE_ONLY=1 only writes that file from the last run's clone.
 # CI_FULL=1 has .ci/run run the full make check for 7.3 (all its KUnit
 # kernels, bisect builds and live tests): the cold time of make check.
 # CI_HOG=N runs N busy processes per host core beside it (a CPU hog, as
@@ -38,30 +39,35 @@ log=$ROOT/build/logs/ci-$mode.log
 out=$ROOT/docs/ci-$mode.txt
 [[ $CCACHE == empty || -d $dir/ccache ]] || die "CI_CCACHE=keep: no ccache of an earlier run in ${dir#"$ROOT"/}/ccache"
 head=$(git -C "$ROOT" rev-parse --short HEAD)
-[[ -z $(git -C "$ROOT" status --porcelain --untracked-files=no) ]] ||
+[[ ${CI_WRITE_ONLY:-0} == 1 || -z $(git -C "$ROOT" status --porcelain --untracked-files=no) ]] ||
 	warn "uncommitted changes are not in the clone (it is of HEAD, $head)"
 
-rm -rf "$dir/repo"
-[[ $CCACHE == keep ]] || rm -rf "$dir/ccache"
-mkdir -p "$dir/ccache" "$(dirname "$log")"
-git clone -q "$ROOT" "$dir/repo"
-say "a fresh clone of $head in ${dir#"$ROOT"/}/repo, ccache $([[ $CCACHE == keep ]] && echo "kept ($(du -sh "$dir/ccache" | cut -f1))" || echo empty) in ${dir#"$ROOT"/}/ccache"
-if ((HOG)); then
-	load_start $((HOG * $(nproc))) 0
-	say "CPU hog: $((HOG * $(nproc))) busy processes beside .ci/run (CI_HOG=$HOG on $(nproc) cores)"
+if [[ ${CI_WRITE_ONLY:-0} != 1 ]]; then
+	rm -rf "$dir/repo"
+	[[ $CCACHE == keep ]] || rm -rf "$dir/ccache"
+	mkdir -p "$dir/ccache" "$(dirname "$log")"
+	git clone -q "$ROOT" "$dir/repo"
+	say "a fresh clone of $head in ${dir#"$ROOT"/}/repo, ccache $([[ $CCACHE == keep ]] && echo "kept ($(du -sh "$dir/ccache" | cut -f1))" || echo empty) in ${dir#"$ROOT"/}/ccache"
+	if ((HOG)); then
+		load_start $((HOG * $(nproc))) 0
+		say "CPU hog: $((HOG * $(nproc))) busy processes beside .ci/run (CI_HOG=$HOG on $(nproc) cores)"
+	fi
+	say "log: $log"
+	# As on a new machine: none of the developer's settings (BASE, FUZZ,
+	# XEN_TEST_*, ...) reach it, only PATH, HOME and the locale.
+	status=0
+	(cd "$dir/repo" && env -i PATH="$PATH" HOME="$HOME" LANG="${LANG:-C.UTF-8}" \
+		CCACHE_DIR="$dir/ccache" CI=true CI_FULL="$FULL" bash .ci/run) 2>&1 |
+		tee "$log" | grep --line-buffered -E '^(\.ci/run|check): ' || status=${PIPESTATUS[0]}
+	load_stop
+	((status == 0)) || die ".ci/run failed (exit $status) at $head; ${out#"$ROOT"/} left as it was (log: $log)"
 fi
-say "log: $log"
-# As on a new machine: none of the developer's settings (BASE, FUZZ,
-# XEN_TEST_*, ...) reach it, only PATH, HOME and the locale.
-status=0
-(cd "$dir/repo" && env -i PATH="$PATH" HOME="$HOME" LANG="${LANG:-C.UTF-8}" \
-	CCACHE_DIR="$dir/ccache" CI=true CI_FULL="$FULL" bash .ci/run) 2>&1 |
-	tee "$log" | grep --line-buffered -E '^(\.ci/run|check): ' || status=${PIPESTATUS[0]}
-load_stop
-((status == 0)) || die ".ci/run failed (exit $status) at $head; ${out#"$ROOT"/} left as it was (log: $log)"
 
 times=$dir/repo/build/out/ci-times.txt
 [[ -s $times ]] || die "$times missing after .ci/run passed"
+# CI_WRITE_ONLY=1: only this step, from the last run's clone (if its
+# .ci/run passed), e.g. when the run passed but this script was stopped.
+grep -q '^# \.ci/run.*: passed in' "$times" || die "$times: .ci/run did not pass there"
 trap 'rm -f "$out.tmp"' EXIT
 {
 	echo "# Written by mk/ci-cold.sh (make ci-cold$( ((FULL == 0)) || echo " CI_FULL=1")$( ((HOG == 0)) || echo " CI_HOG=$HOG")$([[ $CCACHE == empty ]] || echo " CI_CCACHE=$CCACHE")): .ci/run in a fresh clone, ccache $([[ $CCACHE == keep ]] && echo "kept from the last run" || echo empty), $((HOG * $(nproc))) busy processes beside it."
