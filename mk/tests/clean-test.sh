@@ -12,22 +12,9 @@
 # Ends with "clean-test: N passed, M failed"; exits 1 if a check failed.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-passed=0 failed=0
-result() {
-	if [[ -z $2 ]]; then
-		passed=$((passed + 1))
-		echo "ok: $1"
-	else
-		failed=$((failed + 1))
-		echo "FAILED: $1: $2"
-	fi
-}
+# shellcheck source=mk/tests/lib.sh
+. "$here/lib.sh"
 
-export GIT_AUTHOR_NAME=Tester GIT_AUTHOR_EMAIL=tester@example.org
-export GIT_COMMITTER_NAME=Tester GIT_COMMITTER_EMAIL=tester@example.org
-export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
 repo=$tmp/repo
 mkdir -p "$repo"
 cp -r "$here/.." "$repo/mk"
@@ -95,5 +82,4 @@ err=
 ! grep -q 'warning' "$tmp/out" || err+="${err:+; }a warning: $(head -c 200 "$tmp/out")"
 result "trees as make tree left them: build/ removed whole" "$err"
 
-echo "clean-test: $passed passed, $failed failed"
-((failed == 0))
+summary clean-test

@@ -17,25 +17,11 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 mk=$(dirname "$here")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-passed=0 failed=0
-result() {
-	if [[ -z $2 ]]; then
-		passed=$((passed + 1))
-		echo "ok: $1"
-	else
-		failed=$((failed + 1))
-		echo "FAILED: $1: $2"
-	fi
-}
+# shellcheck source=mk/tests/lib.sh
+. "$here/lib.sh"
 
 # The made tree: a base and four commits, with fixed dates and author.
-export GIT_AUTHOR_NAME=Tester GIT_AUTHOR_EMAIL=tester@example.org
-export GIT_COMMITTER_NAME=Tester GIT_COMMITTER_EMAIL=tester@example.org
 export GIT_AUTHOR_DATE='2026-01-01T00:00:00Z' GIT_COMMITTER_DATE='2026-01-01T00:00:00Z'
-# Not the user's git configuration (signing, hooks).
-export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
 g=$tmp/linux
 git init -q "$g" || { echo "series-test: git init failed"; exit 1; }
 commit() {
@@ -138,5 +124,4 @@ else
 	result add-cc-usage "exit status $rc, stderr: $(tr '\n' '|' <"$tmp/err")"
 fi
 
-echo "series-test: $passed passed, $failed failed"
-((failed == 0))
+summary series-test
