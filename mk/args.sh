@@ -62,9 +62,8 @@ for goal in "$@"; do
 		each BISECT_VARIANTS "$BISECT_ALL_VARIANTS"
 		;;
 	ci-cold)
-		[[ ${CI_HOG:-0} =~ ^[0-8]$ ]] || bad "CI_HOG=$CI_HOG: busy processes per host core, 0 to 8"
-		[[ ${CI_CCACHE:-empty} =~ ^(empty|keep)$ ]] || bad "CI_CCACHE=$CI_CCACHE: empty or keep"
-		[[ ${CI_FULL:-0} =~ ^[01]$ ]] || bad "CI_FULL=$CI_FULL: 0 or 1"
+		err=$(ci_cold_args)
+		[[ -z $err ]] || bad "$err"
 		;;
 	bisect-build)
 		each BISECT_VARIANTS "$BISECT_ALL_VARIANTS"

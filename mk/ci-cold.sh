@@ -27,12 +27,11 @@ set -euo pipefail
 # shellcheck source=mk/lib.sh
 . "$(dirname "$0")/lib.sh"
 
+err=$(ci_cold_args)
+[[ -z $err ]] || die "$err"
 HOG=${CI_HOG:-0}
 FULL=${CI_FULL:-0}
-[[ $FULL == [01] ]] || die "CI_FULL=$FULL: 0 or 1"
 CCACHE=${CI_CCACHE:-empty}
-[[ $HOG =~ ^[0-8]$ ]] || die "CI_HOG=$HOG: busy processes per host core, 0 to 8"
-[[ $CCACHE == empty || $CCACHE == keep ]] || die "CI_CCACHE=$CCACHE: empty or keep"
 dir=$ROOT/build/ci-cold
 mode=$([[ $CCACHE == keep ]] && echo warm || echo cold)$( ((HOG == 0)) || echo -hog)$( ((FULL == 0)) || echo -full)
 log=$ROOT/build/logs/ci-$mode.log

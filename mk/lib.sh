@@ -551,6 +551,15 @@ private_apt() {
 	APT_CONFIG=$dir/apt.conf apt-get -q update >"$dir/update.log" 2>&1
 }
 
+# ci_cold_args: make ci-cold's CI_* variables checked: prints a line
+# naming the first bad one and what it may be; nothing when all are good.
+# mk/args.sh and mk/ci-cold.sh call it.
+ci_cold_args() {
+	[[ ${CI_HOG:-0} =~ ^[0-8]$ ]] || { echo "CI_HOG=$CI_HOG: busy processes per host core, 0 to 8"; return; }
+	[[ ${CI_CCACHE:-empty} =~ ^(empty|keep)$ ]] || { echo "CI_CCACHE=$CI_CCACHE: empty or keep"; return; }
+	[[ ${CI_FULL:-0} =~ ^[01]$ ]] || { echo "CI_FULL=$CI_FULL: 0 or 1"; return; }
+}
+
 # xen_test_args ARCH PKG: make xen-test's XEN_TEST_* variables checked for
 # ARCH (PKG: the DEB= or IMAGE= kernel, empty for the test kernel):
 # prints a line naming the first bad one, the value and what it may be;
