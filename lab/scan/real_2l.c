@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * A kernel's evtchn_2l_handle_events(), compiled unchanged from its
- * events_2l.c (EVR_EVENTS_SRC) behind the stand-ins below, and driven
- * against the replay engine's state.  It is built as the policy
+ * events_2l.c (EVR_EVENTS_SRC) behind the stand-ins below and those of
+ * events_2l_env.h, and driven against the replay engine's state.  It is built as the policy
  * EVR_POLICY: "rr" from the series' events_2l.c (build/linux's HEAD),
  * "base" from the released one (the tree's base commit).
  *
@@ -44,30 +44,8 @@
 #define xen_evtchn_2l_init EVR_PW(_init_w)
 #define evtchn_ops EVR_PW(_ops_w)
 
-#define KBUILD_MODNAME "events_2l"
 #define EVTCHN_WORDS EVR_XEN_ULONG_BITS
-#define EVTCHN_2L_NR_CHANNELS (sizeof(xen_ulong_t) * sizeof(xen_ulong_t) * 64)
-#define VIRQ_TIMER 0
-#define EVTCHNOP_unmask 9
 #define EVR_TIMER_IRQ_BASE 100000
-
-#define irqreturn_t int
-#define IRQ_HANDLED 1
-
-struct shared_info {
-	xen_ulong_t evtchn_pending[EVTCHN_WORDS];
-	xen_ulong_t evtchn_mask[EVTCHN_WORDS];
-};
-
-struct vcpu_info {
-	u8 evtchn_upcall_pending;
-	u8 evtchn_upcall_mask;
-	xen_ulong_t evtchn_pending_sel;
-};
-
-struct evtchn_unmask {
-	evtchn_port_t port;
-};
 
 struct evtchn_loop_ctrl {
 #ifdef EVR_LEAN
@@ -77,23 +55,9 @@ struct evtchn_loop_ctrl {
 #endif
 };
 
-struct pt_regs;
+static int evr_nr_cpus(void);
 
-/* Per-CPU variables are arrays indexed by the CPU the pass runs on. */
-static unsigned int evr_this_cpu;
-#define DEFINE_PER_CPU(type, name) __typeof__(type) name[EVR_MAX_CPUS]
-#define per_cpu(var, cpu) ((var)[cpu])
-#define __this_cpu_read(var) ((var)[evr_this_cpu])
-#define __this_cpu_write(var, val) ((var)[evr_this_cpu] = (val))
-#define smp_processor_id() evr_this_cpu
-#define get_cpu() evr_this_cpu
-#define put_cpu() do { } while (0)
-#define for_each_online_cpu(c) for (c = 0; c < evr_nr_cpus(); c++)
-#define DEFINE_SPINLOCK(name) int name
-#define spin_lock_irqsave(lock, flags) ((void)(lock), (flags) = 0)
-#define spin_unlock_irqrestore(lock, flags) ((void)(lock), (void)(flags))
-#define printk(fmt, ...) fprintf(stderr, fmt, ##__VA_ARGS__)
-#define pr_info(fmt, ...) fprintf(stderr, fmt, ##__VA_ARGS__)
+#include "events_2l_env.h"
 
 static struct evr_sim *evr_sim;
 
@@ -101,50 +65,6 @@ static int evr_nr_cpus(void)
 {
 	return evr_sim->nr_cpus;
 }
-
-static void BUG_ON(bool cond)
-{
-	if (cond)
-		abort();
-}
-
-static bool irqs_disabled(void)
-{
-	return true;
-}
-
-/* One thread: no barrier is needed. */
-static void smp_wmb(void)
-{
-}
-
-static bool xen_hvm_domain(void)
-{
-	return false;
-}
-
-static xen_ulong_t xchg_xen_ulong(xen_ulong_t *ptr, xen_ulong_t val)
-{
-	xen_ulong_t old = *ptr;
-
-	*ptr = val;
-	return old;
-}
-
-static struct pt_regs *get_irq_regs(void)
-{
-	return NULL;
-}
-
-static int xen_irqs_disabled(struct pt_regs *regs)
-{
-	return 0;
-}
-
-static struct shared_info evr_shared_info;
-static struct shared_info *HYPERVISOR_shared_info = &evr_shared_info;
-static struct vcpu_info evr_vcpu_info[EVR_MAX_CPUS];
-static DEFINE_PER_CPU(struct vcpu_info *, xen_vcpu);
 
 static unsigned int cpu_from_evtchn(evtchn_port_t evtchn)
 {
@@ -154,11 +74,6 @@ static unsigned int cpu_from_evtchn(evtchn_port_t evtchn)
 static unsigned int irq_from_evtchn(evtchn_port_t evtchn)
 {
 	return evtchn;
-}
-
-static int HYPERVISOR_event_channel_op(int op, void *arg)
-{
-	abort();	/* Only the unmask slow path calls it; replay never does. */
 }
 
 #ifdef EVR_LEAN
