@@ -40,11 +40,16 @@ static inline void kfree(const void *p)
 	free((void *)p);
 }
 
-/* Bit operations. */
+/*
+ * Bit operations.  ../prove (EVR_OWN_FIND_BIT) brings its own __ffs() and
+ * find_first_bit(), the kernel's generic ones with their contracts.
+ */
+#ifndef EVR_OWN_FIND_BIT
 static inline unsigned long __ffs(unsigned long w)
 {
 	return __builtin_ctzl(w);
 }
+#endif
 
 /*
  * The kernel's bitmap operations on an "unsigned long *" view of
@@ -83,6 +88,7 @@ static inline bool test_and_set_bit(long nr, unsigned long *addr)
 #define sync_test_bit test_bit
 #define sync_test_and_set_bit test_and_set_bit
 
+#ifndef EVR_OWN_FIND_BIT
 /*
  * find_first_bit() as the kernel builds it: one masked word when the
  * size fits an unsigned long, else a walk over unsigned longs.  The load
@@ -109,5 +115,6 @@ static inline unsigned long find_first_bit(const unsigned long *addr,
 	}
 	return size;
 }
+#endif /* EVR_OWN_FIND_BIT */
 
 #endif /* __EVR_LAB_SHIM_H__ */

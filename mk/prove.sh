@@ -1,0 +1,162 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# mk/prove.sh: 'make prove', Frama-C's EVA on the real
+# evtchn_2l_handle_events() from its most general state (lab/prove/).
+#
+# Two codes, both compiled unchanged from build/linux: "series" (HEAD's
+# events_2l.c) and "released" (the base commit's), each in three
+# geometries, Frama-C's machdep and the lab's stand-ins set to match:
+#
+#   lp64    unsigned long 64 bits, xen_ulong_t 64  (x86_64, arm64)
+#   arm32   unsigned long 32 bits, xen_ulong_t 64  (32-bit Arm)
+#   x86_32  unsigned long 32 bits, xen_ulong_t 32  (32-bit x86)
+#
+# EVA checks every operation of one pass for undefined behaviour and
+# invalid memory access (signed overflow, shifts, indexes, pointers:
+# -eva-warn-undefined-pointer-comparison all); each alarm is printed as
+# FILE:LINE, with the line that called the function it is in when that is
+# not the pass itself.  Unsigned wrap-around is defined in C and the scan
+# relies on it (MASK_LSBS() shifts bits out of ~0): not checked.
+#
+# The pass takes find_first_bit() by its contract (lab/prove/
+# prove_bitops.h), which is checked first, on the stand-in's body: by EVA
+# in each geometry, for all inputs (lab/prove/check_bitops.c), and by gcc
+# natively and for 32-bit Arm against the compiler's count of trailing
+# zeros.
+#
+# events_internal.h is taken with its three "return f();" in void
+# functions (a GCC extension Frama-C's parser rejects) written "f();";
+# events_2l.c is not touched.  Files in build/prove/, log
+# build/logs/prove.log, the table in build/out/prove.txt.
+#
+# Exit status 1 if the stand-ins' check fails, if the series' code has an
+# alarm, or if the released code's alarms in the arm32 geometry miss the
+# lines the series' two width fixes change.
+set -euo pipefail
+# shellcheck source=mk/lib.sh
+. "$(dirname "$0")/lib.sh"
+require_tree
+command -v frama-c >/dev/null || die "frama-c is missing: run 'make deps' (mk/packages: [prove])"
+
+PROVE=$ROOT/lab/prove
+out=$BUILD/prove
+log=$LOGS/prove.log
+mkdir -p "$out" "$LOGS" "$BUILD/out"
+: >"$log"
+say "log: ${log#"$ROOT"/}"
+FFS_H=$LINUX/include/asm-generic/bitops/__ffs.h
+[[ -f $FFS_H ]] || die "${FFS_H#"$ROOT"/} is missing"
+
+geometries=("lp64 gcc_x86_64 64 64" "arm32 gcc_x86_32 32 64" "x86_32 gcc_x86_32 32 32")
+failed=0 lines=()
+
+# 1. The stand-ins.
+for g in "${geometries[@]}"; do
+	read -r name machdep long xlong <<<"$g"
+	csv=$out/check-bitops-$name.csv
+	{
+		echo "== check_bitops.c, EVA, $name"
+		frama-c -c11 -machdep "$machdep" -cpp-extra-args="-I$PROVE -I$PROVE/shim -DPROVE_EVA -DEVR_LONG_BITS=$long -DEVR_XEN_ULONG_BITS=$xlong -DPROVE_FFS_H='\"$FFS_H\"'" \
+			"$PROVE/check_bitops.c" -eva -eva-slevel 8 -then -report-csv "$csv"
+	} >>"$log" 2>&1 || die "frama-c failed on check_bitops.c ($name): see ${log#"$ROOT"/}"
+	props=$(grep -cP '\t(check_bitops\.c|prove_bitops\.h)\t' "$csv" || true)
+	open=$(grep -P '\t(check_bitops\.c|prove_bitops\.h)\t' "$csv" | grep -cvP '\tValid\t' || true)
+	if ((props == 0 || open > 0)); then
+		failed=1
+		lines+=("find_first_bit() contract, $name: $open of $props properties not valid")
+	else
+		lines+=("find_first_bit() contract, $name: $props of $props properties valid")
+	fi
+done
+builds=("native gcc" "arm32 arm-linux-gnueabihf-gcc qemu-arm-static" "arm32-32 arm-linux-gnueabihf-gcc qemu-arm-static")
+for b in "${builds[@]}"; do
+	read -r name cc run <<<"$b"
+	xlong=64
+	[[ $name != arm32-32 ]] || xlong=32
+	bin=$out/check-bitops-$name
+	$cc -O2 -Wall -Wextra -static -I"$PROVE" -DEVR_XEN_ULONG_BITS=$xlong -DPROVE_FFS_H="\"$FFS_H\"" \
+		"$PROVE/check_bitops.c" -o "$bin" >>"$log" 2>&1 ||
+		die "$cc failed on check_bitops.c: see ${log#"$ROOT"/}"
+	if r=$(${run:+$run} "$bin" 2>>"$log"); then
+		lines+=("${r#check-bitops: }")
+	else
+		failed=1
+		lines+=("${r#check-bitops: } (FAILED)")
+	fi
+done
+
+# 2. The pass.  alarms CODE GEOMETRY: runs EVA, sets ALARMS (one line per
+# alarm, "FILE:LINE: text[ (called at FILE:LINE)]").
+alarms() {
+	local dir=$out/$1 machdep=$2 long=$3 xlong=$4 name=$5
+	{
+		echo "== $1, $name"
+		(cd "$dir" && frama-c -c11 -machdep "$machdep" \
+			-cpp-extra-args="-I$PROVE/shim -I$PROVE -I$ROOT/lab/scan -I$ROOT/lab/scan/shim -I$ROOT/lab/xen-evtchn/shim -I$LINUX/tools/include -I$ROOT/lab/xen-evtchn -DEVR_LONG_BITS=$long -DEVR_XEN_ULONG_BITS=$xlong -DPROVE_FFS_H='\"$FFS_H\"' -DPROVE_EVENTS_SRC='\"events_2l.c\"'" \
+			"$PROVE/prove_2l.c" -eva -eva-use-spec find_first_bit \
+			-eva-warn-undefined-pointer-comparison all -eva-print-callstacks)
+	} >"$out/$1-$name.log" 2>&1 || {
+		cat "$out/$1-$name.log" >>"$log"
+		die "frama-c failed on $1's events_2l.c ($name): see ${log#"$ROOT"/}"
+	}
+	cat "$out/$1-$name.log" >>"$log"
+	grep -q 'ANALYSIS SUMMARY' "$out/$1-$name.log" ||
+		die "EVA did not finish on $1 ($name): see ${log#"$ROOT"/}"
+	ALARMS=$(awk '
+		function flush() { if (loc != "") print loc ": " text (via != "" ? " (called at " via ")" : ""); loc = "" }
+		/^\[/ { flush() }
+		/^\[eva:alarm\] / { loc = $2; sub(/:$/, "", loc); text = ""; via = ""; stack = 0; next }
+		loc != "" && /^  stack: / { stack = 1; if ($3 == "::" && $4 ~ /^events_2l\.c:/) via = $4; next }
+		loc != "" && !stack { t = $0; sub(/^ +/, "", t); text = text (text == "" ? "" : " ") t }
+		END { flush() }' "$out/$1-$name.log" | sort -u)
+}
+
+for code in series released; do
+	rev=HEAD
+	[[ $code == series ]] || rev=base
+	extract_events_src "$rev" "$out/src-$code"
+	mkdir -p "$out/$code"
+	cp "$EVENTS_SRC" "$out/$code/events_2l.c"
+	sed -E 's/^(\s*)return (evtchn_ops->(mask|unmask|handle_events)\()/\1\2/' \
+		"$out/src-$code/drivers/xen/events/events_internal.h" >"$out/$code/events_internal.h"
+done
+
+series_alarms=0
+for code in series released; do
+	for g in "${geometries[@]}"; do
+		read -r name machdep long xlong <<<"$g"
+		say "EVA: $code, $name"
+		alarms "$code" "$machdep" "$long" "$xlong" "$name"
+		n=0
+		[[ -z $ALARMS ]] || n=$(wc -l <<<"$ALARMS")
+		[[ $code != series ]] || series_alarms=$((series_alarms + n))
+		lines+=("$code, $name: $n alarm(s)")
+		while IFS= read -r a; do
+			[[ -z $a ]] || lines+=("    $a")
+		done <<<"$ALARMS"
+		[[ $code/$name != released/arm32 ]] || arm32_released=$ALARMS
+	done
+done
+
+# The lines of the released code that the width fixes change.
+rel=$out/released/events_2l.c
+fix1=$(grep -n 'pending_words &= ~(1UL << word_idx);' "$rel" | cut -d: -f1 | head -1)
+fix2=$(grep -n 'word_idx = evtchn / BITS_PER_LONG;' "$rel" | cut -d: -f1 | head -1)
+[[ -n $fix1 && -n $fix2 ]] || die "the released events_2l.c has not the lines the width fixes change"
+# The pre-check's call of active_evtchns() follows patch 2's two lines.
+call2=$(awk -v from="$fix2" 'NR > from && /active_evtchns\(/ { print NR; exit }' "$rel")
+hit1=0 hit2=0
+grep -q "^events_2l\.c:$fix1: invalid RHS operand for shift" <<<"$arm32_released" && hit1=1
+grep -q "(called at events_2l\.c:$call2)" <<<"$arm32_released" && hit2=1
+lines+=("released, arm32: patch 1's line $fix1 $( ((hit1)) && echo has || echo has NOT) its shift alarm; patch 2's lines $fix2-$((fix2 + 1)) $( ((hit2)) && echo have || echo have NOT) their index alarm (active_evtchns() called at $call2)")
+((hit1 && hit2)) || failed=1
+((series_alarms == 0)) || failed=1
+
+{
+	echo "# make prove: $(frama-c -version | head -1), EVA on evtchn_2l_handle_events() from the most general state"
+	echo "# series: build/linux $(git -C "$LINUX" rev-parse --short HEAD); released: $(git -C "$LINUX" log -1 --format=%s base)"
+	printf '%s\n' "${lines[@]}"
+	echo "prove: series $series_alarms alarm(s) in 3 geometries; $( ((failed)) && echo FAILED || echo passed)"
+} >"$BUILD/out/prove.txt"
+cat "$BUILD/out/prove.txt"
+exit "$failed"
