@@ -13,7 +13,10 @@
 #
 # EVA checks every operation of one pass for undefined behaviour and
 # invalid memory access (signed overflow, shifts, indexes, pointers:
-# -eva-warn-undefined-pointer-comparison all); each alarm is printed as
+# -eva-warn-undefined-pointer-comparison all; and the implementation-
+# defined conversions: -warn-signed-downcast, -warn-pointer-downcast,
+# -warn-invalid-bool), and must reach every statement of the pass (EVA's
+# coverage, else the run fails); each alarm is printed as
 # FILE:LINE, with the line that called the function it is in when that is
 # not the pass itself.  Unsigned wrap-around is defined in C and the scan
 # relies on it (MASK_LSBS() shifts bits out of ~0): not checked.
@@ -94,7 +97,9 @@ alarms() {
 		(cd "$dir" && frama-c -c11 -machdep "$machdep" \
 			-cpp-extra-args="-I$PROVE/shim -I$PROVE -I$ROOT/lab/scan -I$ROOT/lab/scan/shim -I$ROOT/lab/xen-evtchn/shim -I$LINUX/tools/include -I$ROOT/lab/xen-evtchn -DEVR_LONG_BITS=$long -DEVR_XEN_ULONG_BITS=$xlong -DPROVE_FFS_H='\"$FFS_H\"' -DPROVE_EVENTS_SRC='\"events_2l.c\"'" \
 			"$PROVE/prove_2l.c" -eva -eva-use-spec find_first_bit \
-			-eva-warn-undefined-pointer-comparison all -eva-print-callstacks)
+			-warn-signed-downcast -warn-pointer-downcast -warn-invalid-bool \
+			-eva-warn-undefined-pointer-comparison all -eva-print-callstacks \
+			-then -metrics -metrics-eva-cover)
 	} >"$out/$1-$name.log" 2>&1 || {
 		cat "$out/$1-$name.log" >>"$log"
 		die "frama-c failed on $1's events_2l.c ($name): see ${log#"$ROOT"/}"
@@ -102,6 +107,8 @@ alarms() {
 	cat "$out/$1-$name.log" >>"$log"
 	grep -q 'ANALYSIS SUMMARY' "$out/$1-$name.log" ||
 		die "EVA did not finish on $1 ($name): see ${log#"$ROOT"/}"
+	# Every statement of the pass reached, or the proof says little.
+	COVER=$(grep -o -m1 'evtchn_2l_handle_events: [0-9]* stmts out of [0-9]* ([0-9.]*%)' "$out/$1-$name.log" || true)
 	ALARMS=$(awk '
 		function flush() { if (loc != "") print loc ": " text (via != "" ? " (called at " via ")" : ""); loc = "" }
 		/^\[/ { flush() }
@@ -130,7 +137,8 @@ for code in series released; do
 		n=0
 		[[ -z $ALARMS ]] || n=$(wc -l <<<"$ALARMS")
 		[[ $code != series ]] || series_alarms=$((series_alarms + n))
-		lines+=("$code, $name: $n alarm(s)")
+		lines+=("$code, $name: $n alarm(s); ${COVER:-evtchn_2l_handle_events: no coverage}")
+		[[ $COVER == *"(100.0%)" ]] || failed=1
 		while IFS= read -r a; do
 			[[ -z $a ]] || lines+=("    $a")
 		done <<<"$ALARMS"
