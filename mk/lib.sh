@@ -310,6 +310,25 @@ extract_events_src() {
 	EVENTS_SRC=$dir/events_2l.c
 }
 
+# width_fixes_end: sets fixes_end to the last of the series' leading width
+# fixes (patches 1 and 2) in build/linux: the parent of the first commit
+# of base..HEAD that is not one of them.  The fixes are told by their
+# Fixes: trailers, which they carry and the rest of the series does not:
+# that holds when subjects are reworded and on every base.  No leading
+# fix, or nothing but fixes, is an error.
+width_fixes_end() {
+	local tree=${LINUX#"$ROOT"/} c
+	fixes_end=base
+	for c in $(git -C "$LINUX" rev-list --reverse base..HEAD); do
+		git -C "$LINUX" log -1 --format=%B "$c" | grep -q '^Fixes: ' || break
+		fixes_end=$c
+	done
+	[[ $fixes_end != base ]] ||
+		die "$tree: no width fix (a first commit with a Fixes: trailer) after base"
+	[[ $(git -C "$LINUX" rev-parse "$fixes_end") != $(git -C "$LINUX" rev-parse HEAD) ]] ||
+		die "$tree: every commit after base has a Fixes: trailer: no way to tell the width fixes"
+}
+
 # base_version: the kernel version of the base commit of build/linux
 # ("6.12.117"), from its subject.
 base_version() {

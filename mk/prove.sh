@@ -3,8 +3,9 @@
 # mk/prove.sh: 'make prove', Frama-C's EVA on the real
 # evtchn_2l_handle_events() from its most general state (lab/prove/).
 #
-# Two codes, both compiled unchanged from build/linux: "series" (HEAD's
-# events_2l.c) and "released" (the base commit's), each in three
+# Three codes, all compiled unchanged from build/linux: "series" (HEAD's
+# events_2l.c), "released" (the base commit's) and "fixed" (the released
+# one with the series' two width fixes only), each in three
 # geometries, Frama-C's machdep and the lab's stand-ins set to match:
 #
 #   lp64    unsigned long 64 bits, xen_ulong_t 64  (x86_64, arm64)
@@ -19,7 +20,10 @@
 # coverage, else the run fails); each alarm is printed as
 # FILE:LINE, with the line that called the function it is in when that is
 # not the pass itself.  Unsigned wrap-around is defined in C and the scan
-# relies on it (MASK_LSBS() shifts bits out of ~0): not checked.
+# relies on it: MASK_LSBS() shifts bits out of ~0.  So
+# -warn-unsigned-overflow is off: with it, EVA flags those two shifts and
+# then goes on as if they had not wrapped, which leaves 3 statements of
+# the pass unreached (55 of 58): no longer a proof for every state.
 #
 # The pass takes find_first_bit() by its contract (lab/prove/
 # prove_bitops.h), which is checked first, on the stand-in's body: by EVA
@@ -32,9 +36,9 @@
 # events_2l.c is not touched.  Files in build/prove/, log
 # build/logs/prove.log, the table in build/out/prove.txt.
 #
-# Exit status 1 if the stand-ins' check fails, if the series' code has an
-# alarm, or if the released code's alarms in the arm32 geometry miss the
-# lines the series' two width fixes change.
+# Exit status 1 if the stand-ins' check fails, if the series' code or
+# the fixed one has an alarm, or if the released code's alarms in the
+# arm32 geometry miss the lines the series' two width fixes change.
 set -euo pipefail
 # shellcheck source=mk/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -118,9 +122,13 @@ alarms() {
 		END { flush() }' "$out/$1-$name.log" | sort -u)
 }
 
-for code in series released; do
-	rev=HEAD
-	[[ $code == series ]] || rev=base
+width_fixes_end
+for code in series released fixed; do
+	case $code in
+	series) rev=HEAD ;;
+	released) rev=base ;;
+	fixed) rev=$fixes_end ;;
+	esac
 	extract_events_src "$rev" "$out/src-$code"
 	mkdir -p "$out/$code"
 	cp "$EVENTS_SRC" "$out/$code/events_2l.c"
@@ -128,15 +136,18 @@ for code in series released; do
 		"$out/src-$code/drivers/xen/events/events_internal.h" >"$out/$code/events_internal.h"
 done
 
-series_alarms=0
-for code in series released; do
+series_alarms=0 fixed_alarms=0
+for code in series released fixed; do
 	for g in "${geometries[@]}"; do
 		read -r name machdep long xlong <<<"$g"
 		say "EVA: $code, $name"
 		alarms "$code" "$machdep" "$long" "$xlong" "$name"
 		n=0
 		[[ -z $ALARMS ]] || n=$(wc -l <<<"$ALARMS")
-		[[ $code != series ]] || series_alarms=$((series_alarms + n))
+		case $code in
+		series) series_alarms=$((series_alarms + n)) ;;
+		fixed) fixed_alarms=$((fixed_alarms + n)) ;;
+		esac
 		lines+=("$code, $name: $n alarm(s); ${COVER:-evtchn_2l_handle_events: no coverage}")
 		[[ $COVER == *"(100.0%)" ]] || failed=1
 		while IFS= read -r a; do
@@ -158,13 +169,13 @@ grep -q "^events_2l\.c:$fix1: invalid RHS operand for shift" <<<"$arm32_released
 grep -q "(called at events_2l\.c:$call2)" <<<"$arm32_released" && hit2=1
 lines+=("released, arm32: patch 1's line $fix1 $( ((hit1)) && echo has || echo has NOT) its shift alarm; patch 2's lines $fix2-$((fix2 + 1)) $( ((hit2)) && echo have || echo have NOT) their index alarm (active_evtchns() called at $call2)")
 ((hit1 && hit2)) || failed=1
-((series_alarms == 0)) || failed=1
+((series_alarms == 0 && fixed_alarms == 0)) || failed=1
 
 {
 	echo "# make prove: $(frama-c -version | head -1), EVA on evtchn_2l_handle_events() from the most general state"
 	echo "# series: build/linux $(git -C "$LINUX" rev-parse --short HEAD); released: $(git -C "$LINUX" log -1 --format=%s base)"
 	printf '%s\n' "${lines[@]}"
-	echo "prove: series $series_alarms alarm(s) in 3 geometries; $( ((failed)) && echo FAILED || echo passed)"
+	echo "prove: series $series_alarms alarm(s) in 3 geometries, released with the width fixes $fixed_alarms; $( ((failed)) && echo FAILED || echo passed)"
 } >"$BUILD/out/prove.txt"
 cat "$BUILD/out/prove.txt"
 exit "$failed"

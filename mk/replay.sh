@@ -18,23 +18,10 @@ RR_SRC=$EVENTS_SRC
 mkdir -p "$LOGS" "$out/arm32" "$out/arm32-fixed"
 
 # The "base" of the third build: the base with the series' width fixes
-# only (patches 1 and 2), i.e. events_2l.c at the parent of the first
-# commit of base..HEAD that is not one of them.  The fixes are told by
-# their Fixes: trailers, which they carry and the rest of the series does
-# not: that holds when subjects are reworded and on every base.  No
-# leading fix, or nothing but fixes, is an error; were the scan change
-# (patch 3) to get a Fixes: trailer, "base" would be rr's code here and
-# the golden of lab/goldens/any (double-scan) would fail.
-tree=${LINUX#"$ROOT"/}
-fixes_end=base
-for c in $(git -C "$LINUX" rev-list --reverse base..HEAD); do
-	git -C "$LINUX" log -1 --format=%B "$c" | grep -q '^Fixes: ' || break
-	fixes_end=$c
-done
-[[ $fixes_end != base ]] ||
-	die "$tree: no width fix (a first commit with a Fixes: trailer) after base"
-[[ $(git -C "$LINUX" rev-parse "$fixes_end") != $(git -C "$LINUX" rev-parse HEAD) ]] ||
-	die "$tree: every commit after base has a Fixes: trailer: no way to tell the width fixes"
+# only (patches 1 and 2; width_fixes_end in mk/lib.sh).  Were the scan
+# change (patch 3) to get a Fixes: trailer, "base" would be rr's code here
+# and the golden of lab/goldens/any (double-scan) would fail.
+width_fixes_end
 extract_events_src "$fixes_end" "$out/fixed"
 FIXED_SRC=$EVENTS_SRC
 
