@@ -24,7 +24,7 @@ ARGS_ERROR := $(shell ARCH='$(ARCH)' KCONFIG='$(KCONFIG)' DEB='$(DEB)' IMAGE='$(
 	XEN_TEST_TCG='$(XEN_TEST_TCG)' XEN_TEST_FAULT='$(XEN_TEST_FAULT)' \
 	XEN_TEST_GUEST_FAULTS='$(XEN_TEST_GUEST_FAULTS)' XEN_TEST_TRACE='$(XEN_TEST_TRACE)' \
 	XEN_TEST_SAVE='$(XEN_TEST_SAVE)' XEN_TEST_WIDTH='$(XEN_TEST_WIDTH)' \
-	XEN_TEST_WIDTH_RUNS='$(XEN_TEST_WIDTH_RUNS)' XEN_TEST_PORTS='$(XEN_TEST_PORTS)' CI_HOG='$(CI_HOG)' CI_CCACHE='$(CI_CCACHE)' CI_FULL='$(CI_FULL)' mk/args.sh $(MAKECMDGOALS) 2>&1)
+	XEN_TEST_WIDTH_RUNS='$(XEN_TEST_WIDTH_RUNS)' XEN_TEST_PORTS='$(XEN_TEST_PORTS)' DOMU='$(DOMU)' CI_HOG='$(CI_HOG)' CI_CCACHE='$(CI_CCACHE)' CI_FULL='$(CI_FULL)' mk/args.sh $(MAKECMDGOALS) 2>&1)
 ifneq ($(ARGS_ERROR),)
 $(error $(ARGS_ERROR))
 endif
@@ -241,6 +241,7 @@ vee-report: deps
 #= XEN_TEST_EVENTS: events exchanged between dom0 and the guest (10000, 2000 on Arm)
 #= XEN_TEST_WIDTH: 0 or 1: the width bug stage (default 1 for ARCH=arm only)
 #= XEN_TEST_WIDTH_RUNS: runs of the width bug stage (default 1)
+#= DOMU: make xen-test's guest on x86_64, pv (default) or pvh (the HVM upcall path)
 #= XEN_TEST_PORTS: ports of dom0's evtchn-stress loop, max (every free one, the default) or an even number
 #= XEN_TEST_LOAD: busy processes per host core beside QEMU in make xen-test (default 0)
 #= XEN_TEST_LOAD_NICE: their nice value (default 0)

@@ -616,6 +616,8 @@ build_initramfs() {
 	stage_xen_tools "$r"
 	mkdir -p "$r/xen-test"
 	install -m 644 "$LAB/$DOMU_CFG" "$r/xen-test/domU.cfg"
+	# The PVH guest (make xen-test DOMU=pvh: dom0-init's xentest.domu=pvh).
+	((FOREIGN)) || install -m 644 "$LAB/domU-pvh.cfg" "$r/xen-test/domU-pvh.cfg"
 	install -m 644 "$BZIMAGE" "$DOM0_KERNEL"
 	install -m 644 "$XBUILD/domU.cpio.gz" "$r/xen-test/domU.cpio.gz"
 	stage_diagnostics "$r"

@@ -31,6 +31,7 @@ name=xen-runs-$ARCH_
 [[ $SERIES_BASE == "$MAIN_BASE" ]] || name+=-$SERIES_BASE
 if [[ $LOAD == 0 ]]; then name+=-idle; else name+=-load$LOAD; fi
 [[ -z ${XEN_TEST_TCG:-} ]] || name+=-tcg$XEN_TEST_TCG
+[[ ${DOMU:-pv} == pv ]] || name+=-$DOMU
 RLOGS=$LOGS/$name
 OUTDIR=$BUILD/out
 mkdir -p "$RLOGS" "$OUTDIR"

@@ -135,6 +135,10 @@ DOM0_ARGS+=" xentest.trace=$TRACE"
 # hit there (DEB= and IMAGE=: XEN_TEST_SAVE=1 to try them).
 SAVE=${XEN_TEST_SAVE:-$([[ $XEN_ARCH == x86_64 && -z $PKG && $FAULTS == 1 ]] && echo 1 || echo 0)}
 DOM0_ARGS+=" xentest.save=$SAVE"
+# DOMU=pvh: the guest is PVH (lab/xen/domU-pvh.cfg): events reach the scan
+# through the HVM upcall, the callback vector (x86 only).
+DOM0_ARGS+=" xentest.domu=${DOMU:-pv}"
+[[ ${DOMU:-pv} != pvh ]] || GUEST_KIND=PVH
 
 # DEB= or IMAGE=: logs named xen-test-deb-* or -image-*, apart from the
 # test kernel's.

@@ -252,6 +252,10 @@ judge() {
 		fail "domU boot" "the guest says '${abi:-no xen:events: line}', not 'Using 2-level ABI'"
 	elif ! grep -q '^xen-test: domU init done' "$du"; then
 		fail "domU boot" "the guest's init did not finish (see $du)"
+	elif [[ $GUEST_KIND == PVH ]] && ! grep -q 'Xen HVM callback vector for event delivery is enabled' "$du"; then
+		fail "domU boot" "a PVH guest without 'Xen HVM callback vector for event delivery is enabled': not the HVM upcall path (see $du)"
+	elif [[ $GUEST_KIND == PVH ]]; then
+		pass "domU boot" "ok (PVH, HVM callback vector, 2-level ABI, powered off)"
 	else
 		pass "domU boot" "ok ($GUEST_KIND, 2-level ABI, powered off)"
 	fi
@@ -411,6 +415,8 @@ verdict_main() {
 	TIMEOUT=$((TIMEOUT + 60))
 	FAULTS=0
 	[[ $cmdline != *xentest.faults=1* ]] || FAULTS=1
+	# A PVH guest (make xen-test DOMU=pvh) must take the HVM upcall path.
+	[[ $cmdline != *xentest.domu=pvh* ]] || GUEST_KIND=PVH
 	split_logs
 	judge
 	echo "xen-test: $PASSED passed, $FAILED failed"

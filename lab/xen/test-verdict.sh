@@ -11,7 +11,8 @@
 # 7.3.4 with the series; the x86 one with the exchange's control port,
 # p99 and late figures), kept as they were, from before the live suite
 # became a module: its KTAP at boot.  tests/x86-module-serial.log is a
-# run with the module (see below).  Each must pass as it is; then
+# run with the module, tests/x86-pvh-serial.log one with a PVH guest
+# (see below).  Each must pass as it is; then
 # each change below, made to a copy of the x86 log, must fail the one stage
 # it breaks and no other ("8 passed, 1 failed"): an event lost in the
 # exchange, the exchange cut short without the peer's time budget saying
@@ -189,6 +190,18 @@ mutate module-load 's/^xen-test: stage live-kunit end rc=0/xen-test: stage live-
 	{ judge module-load; expect module-load 1 "9 passed, 1 failed" "dom0 KUnit"; }
 mutate module-hung '/^xen-test: stage domU-live-kunit end rc=0/d' x86-module-serial.log &&
 	{ judge module-hung; expect module-hung 1 "9 passed, 1 failed" "domU KUnit"; }
+
+# A PVH guest (make xen-test DOMU=pvh): tests/x86-pvh-serial.log, a
+# passing run (7.3.4 with the series, Xen 4.17.7, with guest faults, the
+# host busy with a kernel build), must pass as PVH, and fail the guest's
+# boot stage, and no other, without the guest's callback vector line:
+# the HVM upcall path not in use.
+cp "$here/tests/x86-pvh-serial.log" "$tmp/pvh-serial.log"
+judge pvh
+expect pvh 0 "10 passed, 0 failed"
+says pvh 'domU boot: ok (PVH, HVM callback vector, 2-level ABI, powered off)'
+mutate pvh-no-vector '/Xen HVM callback vector for event delivery is enabled/d' x86-pvh-serial.log &&
+	{ judge pvh-no-vector; expect pvh-no-vector 1 "9 passed, 1 failed" "domU boot"; }
 
 cp "$here/tests/x86-serial.log" "$tmp/killed-serial.log"
 judge killed --qemu-status 124 --qemu-time 600
