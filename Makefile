@@ -241,7 +241,7 @@ vee-report: deps
 #= XEN_TEST_EVENTS: events exchanged between dom0 and the guest (10000, 2000 on Arm)
 #= XEN_TEST_WIDTH: 0 or 1: the width bug stage (default 1 for ARCH=arm only)
 #= XEN_TEST_WIDTH_RUNS: runs of the width bug stage (default 1)
-#= DOMU: make xen-test's guest on x86_64, pv (default) or pvh (the HVM upcall path)
+#= DOMU: make xen-test's guest on x86_64, pv (default), pvh (the HVM upcall path) or pvh32 (32-bit PVH, the i386 kernel)
 #= XEN_TEST_PORTS: ports of dom0's evtchn-stress loop, max (every free one, the default) or an even number
 #= XEN_TEST_LOAD: busy processes per host core beside QEMU in make xen-test (default 0)
 #= XEN_TEST_LOAD_NICE: their nice value (default 0)

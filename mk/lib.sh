@@ -621,7 +621,9 @@ xen_test_args() {
 	[[ $v == max ]] || { [[ $v =~ ^[1-9][0-9]*$ ]] && ((v % 2 == 0)); } ||
 		{ echo "XEN_TEST_PORTS=$v: max, or an even number of ports"; return; }
 	v=${DOMU:-pv}
-	[[ $v == @(pv|pvh) ]] || { echo "DOMU=$v: pv or pvh"; return; }
+	[[ $v == @(pv|pvh|pvh32) ]] || { echo "DOMU=$v: pv, pvh or pvh32"; return; }
 	[[ $v == pv || $arch == x86_64 ]] ||
 		{ echo "DOMU=$v needs ARCH=x86_64 (on Arm the guest is an Arm guest), not $arch"; return; }
+	[[ $v != pvh32 || -z $pkg ]] ||
+		{ echo "DOMU=pvh32 boots the i386 test kernel as the guest: not with DEB= or IMAGE="; return; }
 }

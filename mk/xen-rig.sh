@@ -28,7 +28,8 @@
 #
 # The rig's variables, one structure by convention:
 # - set by the caller before rig_init: XEN_ARCH (default x86_64), PKG and
-#   PKG_KIND (a DEB= or IMAGE= kernel);
+#   PKG_KIND (a DEB= or IMAGE= kernel), GUEST32 (1: the 32-bit PVH guest,
+#   guest32_prepare; default 0);
 # - set by rig_init, read-only after it (its callers read them too): the
 #   machine (QEMU, DEB_ARCH, TRIPLET, KIMAGE, FOREIGN, SFX, LOAD_*), the
 #   paths (XBUILD, XROOT, XEN_ELF, KDIR, BZIMAGE, KCONFIG_FILE, DOM0_KERNEL,
@@ -36,6 +37,7 @@
 #   XEN_ARGS, XEN_CONFIG), dom0's base command line (DOM0_BASE_ARGS), what
 #   the kernel must have (KCONFIG_*), the guest's xl config (DOMU_CFG);
 # - set by rig_prepare and the package helpers: MODDIR, HAS_KUNIT, LIVE_KO;
+#   by guest32_prepare: GUEST32_IMAGE, GUEST32_MAP;
 # - a caller's settings for run_qemu, set before it: QEMU_MEM, QEMU_EXTRA,
 #   qemu_tick; everything else run_qemu needs is its arguments;
 # - run_qemu's results: QEMU_STATUS, QEMU_TIME (and QEMU_PID meanwhile).
@@ -143,6 +145,10 @@ rig_init() {
 		DOMU_CFG=domU-arm.cfg
 		DOM0_KERNEL=$XBUILD/dom0-root/xen-test/kernel
 	fi
+	# make xen-test DOMU=pvh32 sets GUEST32=1: the 32-bit PVH guest
+	# (guest32_prepare).
+	GUEST32=${GUEST32:-0}
+	GUEST32_IMAGE='' GUEST32_MAP=''
 	QEMU_PID=
 	# Set by the live labs (see above).
 	QEMU_MEM=2048
@@ -175,13 +181,19 @@ check_host() {
 # missing or older than build/linux, its configuration, or a file edited
 # in build/linux's drivers/xen or include/xen (committed or not).
 kernel_needs_build() {
+	image_stale "$BZIMAGE" "$LAB/$XEN_CONFIG"
+}
+
+# image_stale IMAGE CONFIG: whether the KUnit kernel IMAGE, configured
+# with the fragment CONFIG, is missing or older than what it is built from.
+image_stale() {
 	local f
-	[[ -f $BZIMAGE ]] || return 0
-	for f in "$SERIES_STAMP" "$LAB/$XEN_CONFIG" "$ROOT/mk/kunit.sh" \
+	[[ -f $1 ]] || return 0
+	for f in "$SERIES_STAMP" "$2" "$ROOT/mk/kunit.sh" \
 		"$LINUX/drivers/xen/events/tests/.kunitconfig"; do
-		[[ ! $f -nt $BZIMAGE ]] || return 0
+		[[ ! $f -nt $1 ]] || return 0
 	done
-	[[ -z $(find "$LINUX/drivers/xen" "$LINUX/include/xen" -newer "$BZIMAGE" \
+	[[ -z $(find "$LINUX/drivers/xen" "$LINUX/include/xen" -newer "$1" \
 		-type f -print -quit 2>/dev/null) ]] || return 0
 	return 1
 }
@@ -398,20 +410,94 @@ build_stress() {
 # the kernel test robot builds (a warning stops the run); sets LIVE_KO.
 # The inits of dom0 and the guest load it (stage live-kunit).
 build_live_module() {
-	local log=${L:-$LOGS/xen-rig-$XEN_ARCH}-live-module.log arch=$XEN_ARCH
+	local arch=$XEN_ARCH
 	[[ -z $PKG_KIND ]] || return 0
 	[[ $arch != x86_64 ]] || arch=x86
-	rm -rf "$LIVE_DIR"
-	mkdir -p "$LIVE_DIR"
-	cp "$ROOT"/lab/live/Kbuild "$ROOT"/lab/live/*.c "$LIVE_DIR/"
-	say "building the live KUnit module (lab/live/, M=${LIVE_DIR#"$ROOT"/}; log: ${log#"$ROOT"/})"
-	make -C "$KDIR" M="$LIVE_DIR" ARCH="$arch" \
-		CROSS_COMPILE="$(cross_prefix "$XEN_ARCH")" W=1 modules >"$log" 2>&1 ||
-		die "cannot build lab/live's module against ${KDIR#"$ROOT"/} (see $log)"
+	live_module "$KDIR" "$arch" "$(cross_prefix "$XEN_ARCH")" "$LIVE_DIR" \
+		"${L:-$LOGS/xen-rig-$XEN_ARCH}-live-module.log"
+	LIVE_KO=$LIVE_DIR/events_2l_live_kunit.ko
+}
+
+# live_module KDIR ARCH CROSS_COMPILE DIR LOG: lab/live's module built in
+# DIR against the kernel build directory KDIR, with W=1 (a warning stops
+# the run): DIR/events_2l_live_kunit.ko.
+live_module() {
+	local kdir=$1 arch=$2 cross=$3 dir=$4 log=$5
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	cp "$ROOT"/lab/live/Kbuild "$ROOT"/lab/live/*.c "$dir/"
+	say "building the live KUnit module (lab/live/, M=${dir#"$ROOT"/}; log: ${log#"$ROOT"/})"
+	make -C "$kdir" M="$dir" ARCH="$arch" CROSS_COMPILE="$cross" W=1 modules >"$log" 2>&1 ||
+		die "cannot build lab/live's module against ${kdir#"$ROOT"/} (see $log)"
 	! grep -E '(warning|error):' "$log" ||
 		die "lab/live's module builds with warnings (see $log)"
-	LIVE_KO=$LIVE_DIR/events_2l_live_kunit.ko
-	[[ -f $LIVE_KO ]] || die "$LIVE_KO missing after the module's build (see $log)"
+	[[ -f $dir/events_2l_live_kunit.ko ]] ||
+		die "$dir/events_2l_live_kunit.ko missing after the module's build (see $log)"
+}
+
+# --------------------------------------------- the 32-bit PVH guest ---
+# make xen-test DOMU=pvh32 (x86_64, GUEST32=1): the guest is the i386
+# KUnit kernel (build/kunit-i386, configured with lab/xen/
+# xen-test-x86_32.config, built by mk/kunit.sh i386 when missing or
+# older than its sources) as a 32-bit PVH guest, with an initramfs of its
+# own (build/xen/domU32.cpio.gz): Debian's busybox-static for i386,
+# downloaded under a private APT configuration in build/xen/i386 (the
+# host's apt sources and dpkg architectures stay as they are),
+# evtchn-stress built with gcc -m32 (Debian packages libc6-dev-i386 and
+# lib32gcc-12-dev; the kernel's UAPI <asm/...> headers are the host's
+# x86_64 ones, which serve both widths: gcc-multilib, which would
+# provide them, conflicts with the cross compilers), and the live KUnit
+# module built against that kernel.  Sets GUEST32_IMAGE and GUEST32_MAP
+# (its System.map, for dom0's diagnostics); build_initramfs puts them,
+# the initramfs and lab/xen/domU-pvh32.cfg in dom0's /xen-test.
+guest32_prepare() {
+	local kdir bb=$XBUILD/i386/root/bin/busybox apt=$XBUILD/i386/apt opt f
+	local inc=$XBUILD/stress32/include
+	# The cheap steps first: a missing package stops the run before the
+	# kernel's build.
+	mkdir -p "$inc"
+	ln -sfn "/usr/include/$TRIPLET/asm" "$inc/asm"
+	make -C "$STRESS_DIR" -s OUTPUT="$XBUILD/stress32/" CFLAGS="-O2 -m32" CC=gcc \
+		LDFLAGS="-static -m32" KHDR_INCLUDES="-I$inc" evtchn-stress xtrace-stalls >>"$PREPLOG" 2>&1 ||
+		die "cannot build evtchn-stress with gcc -m32 (Debian packages libc6-dev-i386, lib32gcc-12-dev; see $PREPLOG)"
+	if [[ ! -x $bb ]]; then
+		say "fetching Debian's busybox-static for i386 (private APT configuration in ${apt#"$ROOT"/})"
+		private_apt "$apt" i386 \
+			"deb [arch=i386] http://deb.debian.org/debian bookworm main" \
+			"deb [arch=i386] http://deb.debian.org/debian-security bookworm-security main" ||
+			die "apt-get update for i386 failed (see ${apt#"$ROOT"/}/update.log)"
+		rm -rf "$XBUILD/i386/debs" "$XBUILD/i386/root"
+		mkdir -p "$XBUILD/i386/debs"
+		(cd "$XBUILD/i386/debs" && APT_CONFIG=$apt/apt.conf apt-get -q download busybox-static:i386) \
+			>>"$PREPLOG" 2>&1 || die "cannot download busybox-static:i386 (see $PREPLOG)"
+		for f in "$XBUILD/i386/debs"/*.deb; do
+			dpkg-deb -x "$f" "$XBUILD/i386/root" || die "cannot unpack $f"
+		done
+		[[ -x $bb ]] || die "busybox-static (i386) has no bin/busybox"
+	fi
+	# Its own build directory, whatever KUNIT_BUILD_DIR says of dom0's.
+	kdir=$BUILD/kunit-i386
+	GUEST32_IMAGE=$kdir/arch/x86/boot/bzImage
+	GUEST32_MAP=$kdir/System.map
+	if [[ ${XEN_TEST_NO_BUILD:-} == 1 ]]; then
+		[[ -f $GUEST32_IMAGE ]] || die "$GUEST32_IMAGE missing (XEN_TEST_NO_BUILD=1)"
+	elif image_stale "$GUEST32_IMAGE" "$LAB/xen-test-x86_32.config"; then
+		say "building the 32-bit guest's kernel: mk/kunit.sh i386"
+		if ! KUNIT_BUILD_DIR='' "$ROOT/mk/kunit.sh" i386; then
+			! image_stale "$GUEST32_IMAGE" "$LAB/xen-test-x86_32.config" ||
+				die "mk/kunit.sh i386 failed"
+			warn "mk/kunit.sh i386 failed, but built $GUEST32_IMAGE: going on"
+		fi
+	fi
+	for opt in XEN_PVH HVC_XEN XEN_DEV_EVTCHN BLK_DEV_INITRD RD_GZIP DEVTMPFS \
+		"${KCONFIG_KUNIT[@]}"; do
+		grep -qx "CONFIG_$opt=y" "$kdir/.config" ||
+			die "CONFIG_$opt=y missing in $kdir/.config (see lab/xen/xen-test-x86_32.config)"
+	done
+	live_module "$kdir" i386 "" "$XBUILD/live32" "${L:-$LOGS/xen-rig-$XEN_ARCH}-live32-module.log"
+	busybox_root "$XBUILD/domU32-root" "$LAB/domU-init" "$bb" "$XBUILD/stress32/evtchn-stress" \
+		"$XBUILD/live32/events_2l_live_kunit.ko"
+	mkcpio "$XBUILD/domU32-root" "$XBUILD/domU32.cpio.gz"
 }
 
 # ------------------------------------------------------------ initramfs ---
@@ -475,24 +561,26 @@ stage_libs_foreign() {
 	done
 }
 
-# busybox_root DIR INIT: a fresh tree in DIR with busybox, INIT as /init
-# and the usual directories (the init installs the applet links).
+# busybox_root DIR INIT [BUSYBOX STRESS KO]: a fresh tree in DIR with
+# busybox, INIT as /init and the usual directories (the init installs the
+# applet links), evtchn-stress (and xtrace-stalls beside it) and the live
+# KUnit module; by default the rig's (the 32-bit guest's are its own).
 busybox_root() {
-	local dir=$1
+	local dir=$1 bb=${3:-} stress=${4:-$STRESS} ko=${5:-$LIVE_KO}
+	if [[ -z $bb ]]; then
+		bb=/bin/busybox
+		((!FOREIGN)) || bb=$XROOT/bin/busybox
+	fi
 	rm -rf "$dir"
 	mkdir -p "$dir"/{bin,sbin,usr/bin,usr/sbin,dev,proc,sys,tmp,run,etc}
-	if ((FOREIGN)); then
-		cp "$XROOT/bin/busybox" "$dir/bin/busybox"
-	else
-		cp /bin/busybox "$dir/bin/busybox"
-	fi
+	cp "$bb" "$dir/bin/busybox"
 	ln -s busybox "$dir/bin/sh"
 	install -m 755 "$2" "$dir/init"
-	install -m 755 "$STRESS" "$dir/usr/bin/evtchn-stress"
-	install -m 755 "$(dirname "$STRESS")/xtrace-stalls" "$dir/usr/bin/xtrace-stalls"
-	if [[ -n $LIVE_KO ]]; then
+	install -m 755 "$stress" "$dir/usr/bin/evtchn-stress"
+	install -m 755 "$(dirname "$stress")/xtrace-stalls" "$dir/usr/bin/xtrace-stalls"
+	if [[ -n $ko ]]; then
 		mkdir -p "$dir/usr/lib/xen-test"
-		install -m 644 "$LIVE_KO" "$dir/usr/lib/xen-test/"
+		install -m 644 "$ko" "$dir/usr/lib/xen-test/"
 	fi
 	if [[ -n $MODDIR ]] && ((FOREIGN)); then
 		copy_modules "$dir"
@@ -618,6 +706,13 @@ build_initramfs() {
 	install -m 644 "$LAB/$DOMU_CFG" "$r/xen-test/domU.cfg"
 	# The PVH guest (make xen-test DOMU=pvh: dom0-init's xentest.domu=pvh).
 	((FOREIGN)) || install -m 644 "$LAB/domU-pvh.cfg" "$r/xen-test/domU-pvh.cfg"
+	# The 32-bit PVH guest (DOMU=pvh32): its kernel and initramfs.
+	if ((GUEST32)); then
+		install -m 644 "$LAB/domU-pvh32.cfg" "$r/xen-test/domU-pvh32.cfg"
+		install -m 644 "$GUEST32_IMAGE" "$r/xen-test/bzImage32"
+		install -m 644 "$XBUILD/domU32.cpio.gz" "$r/xen-test/domU32.cpio.gz"
+		[[ ! -f $GUEST32_MAP ]] || install -m 644 "$GUEST32_MAP" "$r/xen-test/System.map32"
+	fi
 	install -m 644 "$BZIMAGE" "$DOM0_KERNEL"
 	install -m 644 "$XBUILD/domU.cpio.gz" "$r/xen-test/domU.cpio.gz"
 	stage_diagnostics "$r"

@@ -101,11 +101,17 @@ unset DEB IMAGE
 # The XEN_TEST_* variables (mk/args.sh checked them too, for make).
 err=$(xen_test_args "${XEN_ARCH:-x86_64}" "$PKG")
 [[ -z $err ]] || die "$err"
+GUEST32=0
+[[ ${DOMU:-pv} != pvh32 ]] || GUEST32=1
 rig_init '' # the default directory
 verdict_init
 # Under TCG an Arm machine runs several times slower than an x86 one:
 # longer limits there, and a longer wait for an event in evtchn-stress.
-TIMEOUT=${XEN_TEST_TIMEOUT:-$( ((FOREIGN)) && echo 1500 || echo 600)}
+# The 32-bit PVH guest runs a stress of its own too: 900 s.
+TIMEOUT=600
+((!GUEST32)) || TIMEOUT=900
+((!FOREIGN)) || TIMEOUT=1500
+TIMEOUT=${XEN_TEST_TIMEOUT:-$TIMEOUT}
 STRESS_TIMEOUT_MS=$( ((FOREIGN)) && echo 20000 || echo 2000)
 # 2000 round trips take about 15 s in an Arm guest under TCG (10000 on x86).
 EVENTS=${XEN_TEST_EVENTS:-$( ((FOREIGN)) && echo 2000 || echo 10000)}
@@ -136,9 +142,16 @@ DOM0_ARGS+=" xentest.trace=$TRACE"
 SAVE=${XEN_TEST_SAVE:-$([[ $XEN_ARCH == x86_64 && -z $PKG && $FAULTS == 1 ]] && echo 1 || echo 0)}
 DOM0_ARGS+=" xentest.save=$SAVE"
 # DOMU=pvh: the guest is PVH (lab/xen/domU-pvh.cfg): events reach the scan
-# through the HVM upcall, the callback vector (x86 only).
+# through the HVM upcall, the callback vector (x86 only).  DOMU=pvh32: a
+# 32-bit PVH guest, the i386 KUnit kernel (lab/xen/domU-pvh32.cfg,
+# guest32_prepare in mk/xen-rig.sh), 32-bit event words, which runs
+# evtchn-stress loop itself over every free port up to 1023 (a "domU
+# stress" stage).
 DOM0_ARGS+=" xentest.domu=${DOMU:-pv}"
-[[ ${DOMU:-pv} != pvh ]] || GUEST_KIND=PVH
+case ${DOMU:-pv} in
+pvh) GUEST_KIND=PVH ;;
+pvh32) GUEST_KIND=PVH32 ;;
+esac
 
 # DEB= or IMAGE=: logs named xen-test-deb-* or -image-*, apart from the
 # test kernel's.
@@ -335,10 +348,11 @@ qemu_sched_summary() {
 # ----------------------------------------------------------------- main ---
 main() {
 	rig_prepare
+	((!GUEST32)) || guest32_prepare
 	[[ -z $MODDIR ]] || WITH_MODULES=1
 	build_initramfs
 	say "kernel: ${BZIMAGE#"$ROOT"/} ($(date -r "$BZIMAGE" '+%F %T'))"
-	say "initramfs: $XBUILD/dom0.cpio.gz ($(du -h "$XBUILD/dom0.cpio.gz" | cut -f1)), guest: $XBUILD/domU.cpio.gz"
+	say "initramfs: $XBUILD/dom0.cpio.gz ($(du -h "$XBUILD/dom0.cpio.gz" | cut -f1)), guest: $XBUILD/domU$( ((!GUEST32)) || echo 32).cpio.gz"
 	start_load
 	rm -f "$L-qemu-sched.log"
 	run_qemu "$DOM0_KERNEL" "$DOM0_ARGS" "$SERIAL" "$TIMEOUT"
@@ -352,7 +366,7 @@ main() {
 	if ((HAS_KUNIT)); then
 		say "      $L-{dom0,domU}-ktap.log, $L-{dom0,domU}-kunit.txt,"
 	fi
-	say "      $L-dom0-stress.log, $L-exchange.log"
+	say "      $L-dom0-stress.log,$( ((!GUEST32)) || echo " $L-domU-stress.log,") $L-exchange.log"
 	say "total time $(fmt_time "$SECONDS") (QEMU $(fmt_time "$QEMU_TIME"))"
 	echo "xen-test: $PASSED passed, $FAILED failed"
 	((FAILED == 0)) || exit 1

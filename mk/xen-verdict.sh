@@ -52,6 +52,27 @@ verdict_init() {
 	fi
 }
 
+# stress_stage NAME LOG STAGE MINTOP WORDS PORTS: evtchn-stress loop's
+# stage STAGE in LOG (TAP, then the program's closing line "ports A..B,
+# ..."): passed with no failure, and, when it was asked for every free
+# port (PORTS max), B at least MINTOP, so that WORDS were all in use.
+stress_stage() {
+	local name=$1 log=$2 stage=$3 mintop=$4 words=$5 ports=$6 rc out n line top
+	rc=$(marker_rc "$log" "$stage")
+	out=$(between "$log" "$stage")
+	printf '%s\n' "$out" >"$L-$stage.log"
+	n=$(tap_counts "$out")
+	line=$(grep -m1 '^evtchn-stress: ports' <<<"$out" | sed 's/^evtchn-stress: //') || true
+	top=$(sed -n 's/^ports [0-9]*\.\.\([0-9]*\),.*/\1/p' <<<"$line")
+	if ! [[ $rc == 0 && $n =~ ^[1-9][0-9]*\ passed,\ 0\ failed,\ 0\ skipped$ ]]; then
+		fail "$name" "$(rc_text "$rc"), $n (see $L-$stage.log)"
+	elif [[ $ports == max ]] && ((${top:-0} < mintop)); then
+		fail "$name" "ports up to ${top:-?} only: $words must all be in use (see $L-$stage.log)"
+	else
+		pass "$name" "$n (evtchn-stress loop: ${line:-no summary line})"
+	fi
+}
+
 # splats LOG: the lines of LOG (numbered) that break the splat rules: a
 # kernel's SPLATS outside Xen's own lines and outside dom0's diagnostics
 # of a stuck guest (xenctx prints its stacks as "Call Trace:"), then
@@ -244,21 +265,8 @@ judge() {
 		say "dom0 KUnit: not run (the live suite's module is built for the test kernel only; not counted)"
 	fi
 
-	# dom0 stress: TAP, then the program's closing line.
-	rc=$(marker_rc "$d0" dom0-stress)
-	out=$(between "$d0" dom0-stress)
-	printf '%s\n' "$out" >"$L-dom0-stress.log"
-	n=$(tap_counts "$out")
-	line=$(grep -m1 '^evtchn-stress: ports' <<<"$out" | sed 's/^evtchn-stress: //') || true
-	local top
-	top=$(sed -n 's/^ports [0-9]*\.\.\([0-9]*\),.*/\1/p' <<<"$line")
-	if ! [[ $rc == 0 && $n =~ ^[1-9][0-9]*\ passed,\ 0\ failed,\ 0\ skipped$ ]]; then
-		fail "dom0 stress" "$(rc_text "$rc"), $n (see $L-dom0-stress.log)"
-	elif [[ $STRESS_PORTS == max ]] && ((${top:-0} < 4032)); then
-		fail "dom0 stress" "ports up to ${top:-?} only: words 32-63 (ports 2048-4095) must all be in use (see $L-dom0-stress.log)"
-	else
-		pass "dom0 stress" "$n (evtchn-stress loop: ${line:-no summary line})"
-	fi
+	# dom0 stress: every free port up to 4095, words 32-63 among them.
+	stress_stage "dom0 stress" "$d0" dom0-stress 4032 "words 32-63 (ports 2048-4095)" "$STRESS_PORTS"
 
 	# Xen tools
 	rc=$(marker_rc "$d0" xen-tools)
@@ -279,8 +287,12 @@ judge() {
 		fail "domU boot" "the guest says '${abi:-no xen:events: line}', not 'Using 2-level ABI'"
 	elif ! grep -q '^xen-test: domU init done' "$du"; then
 		fail "domU boot" "the guest's init did not finish (see $du)"
-	elif [[ $GUEST_KIND == PVH ]] && ! grep -q 'Xen HVM callback vector for event delivery is enabled' "$du"; then
+	elif [[ $GUEST_KIND == PVH* ]] && ! grep -q 'Xen HVM callback vector for event delivery is enabled' "$du"; then
 		fail "domU boot" "a PVH guest without 'Xen HVM callback vector for event delivery is enabled': not the HVM upcall path (see $du)"
+	elif [[ $GUEST_KIND == PVH32 ]] && ! grep -q '^xen-test: domU machine: i[3-6]86$' "$du"; then
+		fail "domU boot" "the 32-bit PVH guest says '$(grep -m1 '^xen-test: domU machine:' "$du" || echo 'no machine line')', not i386-i686 (see $du)"
+	elif [[ $GUEST_KIND == PVH32 ]]; then
+		pass "domU boot" "ok (32-bit PVH, $(sed -n 's/^xen-test: domU machine: //p' "$du" | head -n 1), HVM callback vector, 2-level ABI, powered off)"
 	elif [[ $GUEST_KIND == PVH ]]; then
 		pass "domU boot" "ok (PVH, HVM callback vector, 2-level ABI, powered off)"
 	else
@@ -294,6 +306,11 @@ judge() {
 	else
 		fail "domU KUnit" "no guest console log"
 	fi
+
+	# The 32-bit guest's own stress: its 32-bit words, every port up to
+	# 1023 (word 31: ports 992-1023), which dom0's stress cannot reach.
+	[[ $GUEST_KIND != PVH32 ]] ||
+		stress_stage "domU stress" "$du" domU-stress 992 "all 32 words (word 31: ports 992-1023)" max
 
 	# exchange: the guest's serve and dom0's peer, each must end with
 	# "exchange: N events sent, N received, 0 lost", the same N: N =
@@ -449,6 +466,7 @@ verdict_main() {
 	[[ $cmdline != *xentest.faults=1* ]] || FAULTS=1
 	# A PVH guest (make xen-test DOMU=pvh) must take the HVM upcall path.
 	[[ $cmdline != *xentest.domu=pvh* ]] || GUEST_KIND=PVH
+	[[ $cmdline != *xentest.domu=pvh32* ]] || GUEST_KIND=PVH32
 	split_logs
 	judge
 	echo "xen-test: $PASSED passed, $FAILED failed"
