@@ -83,18 +83,55 @@ splats() {
 	grep -anE "$XEN_SPLATS" "$1" || true
 }
 
-# hotplug_split keep|late LOG: LOG's lines (numbered) but for dom0's
-# diagnostics of a stuck guest (keep), or only the first line of each
-# warning left out below (late).  Left out: the warnings of a CPU
-# bring-up that timed out, which is timing, not a fault: within 200 lines
-# after a kernel's "CPUn: failed to come online" (a vCPU plugged back in
-# did not run within the kernel's deadline, on a busy host), each
-# "cut here" block whose trace goes through _cpu_up() (the rollback of
-# that bring-up).  Any other warning there counts.
+# hotplug_split keep|late|unplug LOG: LOG's lines (numbered) but for
+# dom0's diagnostics of a stuck guest (keep), or only the first line of
+# each report left out below (late: of a bring-up, unplug: of an unplug).
+# Left out, as timing, not a fault, on a busy host:
+# - the warnings of a CPU bring-up that timed out: within 200 lines
+#   after a kernel's "CPUn: failed to come online" (a vCPU plugged back
+#   in did not run within the kernel's deadline), each "cut here" block
+#   whose trace goes through _cpu_up() (the rollback of that bring-up);
+# - an RCU stall report ("rcu: INFO: rcu_... detected stalls") whose
+#   stalled CPUs include one the kernel then reports "CPUn killed." for,
+#   within 80 lines and with no "cut here", BUG or Oops in between: a
+#   vCPU unplug (xl vcpu-set) that took longer than RCU's stall timeout,
+#   its timers (the grace-period kthread's among them) held until the
+#   CPU is dead.
+# Any other report there counts.
 hotplug_split() {
 	awk -v mode="$1" '
+		function out(line) { if (mode == "keep" && !d) printf "%s\n", line }
+		function flush_rcu(  n, i, a) {
+			n = split(rbuf, a, "\n")
+			for (i = 1; i < n; i++) out(a[i])
+			r = 0; rbuf = ""
+		}
 		/^xen-test: domU diagnostics begin/ { d = 1 }
 		/CPU[0-9]+: failed to come online/ { hp = NR + 200 }
+		!r && !b && /rcu: INFO: rcu_[a-z]+ detected stalls on CPUs\/tasks/ {
+			r = 1; rn = 0; rbad = 0; rbuf = ""; rcpus = " "
+			rfirst = sprintf("%d:%s", NR, $0)
+		}
+		r {
+			if (/^CPU[0-9]+ killed\./) {
+				c = $0; sub(/^CPU/, "", c); sub(/ .*/, "", c)
+				if (index(rcpus, " " c " ") && !rbad) {
+					if (mode == "unplug") print rfirst
+					r = 0; rbuf = ""
+				} else {
+					flush_rcu()
+				}
+			} else {
+				if (/^rcu:[ \t]+[0-9]+-/) {
+					c = $0; sub(/^rcu:[ \t]+/, "", c); sub(/-.*/, "", c)
+					rcpus = rcpus c " "
+				}
+				if (/-+\[ cut here \]-+|BUG:|Oops/) rbad = 1
+				rbuf = rbuf sprintf("%d:%s", NR, $0) "\n"
+				if (++rn > 80) flush_rcu()
+				next
+			}
+		}
 		NR <= hp && /-+\[ cut here \]-+/ { b = 1; blk = ""; first = "" }
 		b {
 			line = sprintf("%d:%s", NR, $0)
@@ -108,8 +145,9 @@ hotplug_split() {
 			}
 			next
 		}
-		mode == "keep" && !d { printf "%d:%s\n", NR, $0 }
-		/^xen-test: domU diagnostics end/ { d = 0 }' "$2"
+		{ out(sprintf("%d:%s", NR, $0)) }
+		/^xen-test: domU diagnostics end/ { d = 0 }
+		END { if (r) flush_rcu() }' "$2"
 }
 
 pass() {
@@ -349,11 +387,17 @@ judge() {
 	if [[ -s $L-splats.txt ]]; then
 		fail "kernel splats" "$(wc -l <"$L-splats.txt") line(s) in $SERIAL, first: $(head -n 1 "$L-splats.txt") (all: $L-splats.txt)"
 	else
+		local late unplug why=()
 		late=$(hotplug_split late "$SERIAL")
-		if [[ -z $late ]]; then
+		unplug=$(hotplug_split unplug "$SERIAL")
+		[[ -z $late ]] ||
+			why+=("$(wc -l <<<"$late") warning(s) of a vCPU bring-up that timed out ($(grep -a -m1 -o 'CPU[0-9]*: failed to come online' "$SERIAL"), a busy host): $(head -n 1 <<<"$late")")
+		[[ -z $unplug ]] ||
+			why+=("$(wc -l <<<"$unplug") RCU stall report(s) on a vCPU being unplugged (the kernel's CPUn killed. after it: an unplug slower than RCU's stall timeout, a busy host): $(head -n 1 <<<"$unplug")")
+		if ((${#why[@]} == 0)); then
 			pass "kernel splats" "none"
 		else
-			pass "kernel splats" "none; not counted, $(wc -l <<<"$late") warning(s) of a vCPU bring-up that timed out ($(grep -a -m1 -o 'CPU[0-9]*: failed to come online' "$SERIAL"), a busy host): $(head -n 1 <<<"$late")"
+			pass "kernel splats" "none; not counted, $(printf '%s; ' "${why[@]}" | sed 's/; $//')"
 		fi
 	fi
 

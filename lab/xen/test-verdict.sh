@@ -12,8 +12,9 @@
 # p99 and late figures), kept as they were, from before the live suite
 # became a module: its KTAP at boot.  tests/x86-module-serial.log is a
 # run with the module, tests/x86-pvh-serial.log one with a PVH guest,
-# tests/arm-hotplug-late-serial.log one with a vCPU late to come online
-# (see below).  Each must pass as it is; then
+# tests/arm-hotplug-late-serial.log one with a vCPU late to come online,
+# tests/arm-unplug-rcu-serial.log one with a vCPU slow to unplug (see
+# below).  Each must pass as it is; then
 # each change below, made to a copy of the x86 log, must fail the one stage
 # it breaks and no other ("8 passed, 1 failed"): an event lost in the
 # exchange, the exchange cut short without the peer's time budget saying
@@ -220,6 +221,19 @@ mutate hotplug-no-timeout '/CPU1: failed to come online/d' arm-hotplug-late-seri
 	{ judge hotplug-no-timeout --arch arm; expect hotplug-no-timeout 1 "9 passed, 1 failed" "kernel splats"; }
 mutate hotplug-other 's/ _cpu_up+/ other_fn+/g; s/from _cpu_up+/from other_fn+/g' arm-hotplug-late-serial.log &&
 	{ judge hotplug-other --arch arm; expect hotplug-other 1 "9 passed, 1 failed" "kernel splats"; }
+
+# tests/arm-unplug-rcu-serial.log, a run of make xen-runs ARCH=arm
+# XEN_TEST_LOAD=1 (52bce70) whose guest's vCPU 1 took 23 s to unplug:
+# its RCU stall report, on CPU 1, just before "CPU1 killed.", is timing
+# and not counted; with CPU 0 killed instead, or no CPU killed, it counts.
+cp "$here/tests/arm-unplug-rcu-serial.log" "$tmp/unplug-rcu-serial.log"
+judge unplug-rcu --arch arm
+expect unplug-rcu 0 "10 passed, 0 failed"
+says unplug-rcu 'kernel splats: none; not counted, 1 RCU stall report(s) on a vCPU being unplugged'
+mutate unplug-rcu-other 's/^CPU1 killed\./CPU0 killed./' arm-unplug-rcu-serial.log &&
+	{ judge unplug-rcu-other --arch arm; expect unplug-rcu-other 1 "9 passed, 1 failed" "kernel splats"; }
+mutate unplug-rcu-none '/^CPU1 killed\./d' arm-unplug-rcu-serial.log &&
+	{ judge unplug-rcu-none --arch arm; expect unplug-rcu-none 1 "9 passed, 1 failed" "kernel splats"; }
 
 cp "$here/tests/x86-serial.log" "$tmp/killed-serial.log"
 judge killed --qemu-status 124 --qemu-time 600
