@@ -9,7 +9,9 @@
  *   unsigned long of the word, the words whose lowest non-zero unsigned
  *   long it is (any non-zero value there, zeros below, anything above).
  *   The checks say that the result is the size for 0 and below it
- *   otherwise: the contract's two behaviours;
+ *   otherwise: the contract's two behaviours.  And for each bit b, on
+ *   the words whose lowest set bit is b (any bits above): the result is
+ *   b, the lowest set bit, as WP takes it (PROVE_FFB_LOWEST);
  *
  * - by gcc, natively and for 32-bit Arm: the body's result against the
  *   compiler's count of trailing zeros (what x86's and Arm's own __ffs()
@@ -41,6 +43,12 @@ typedef unsigned char __u8;	/* for asm-generic/bitops/__ffs.h's <asm/types.h> */
 #define LONGS (sizeof(xen_ulong_t) / sizeof(unsigned long))
 
 #ifdef PROVE_EVA
+#if EVR_XEN_ULONG_BITS == 64
+#define PROVE_ANY_XEN_ULONG() Frama_C_unsigned_long_long_interval(0, ULLONG_MAX)
+#else
+#define PROVE_ANY_XEN_ULONG() Frama_C_unsigned_int_interval(0, UINT_MAX)
+#endif
+
 int main(void)
 {
 	union {
@@ -61,6 +69,20 @@ int main(void)
 			u.l[j] = j < k ? 0 : Frama_C_unsigned_long_interval(j == k, ULONG_MAX);
 		r = find_first_bit(u.l, XBITS);
 		//@ check nonzero: r < XBITS;
+	}
+
+	/*
+	 * The lowest set bit (PROVE_FFB_LOWEST, which WP takes): every
+	 * non-zero word is bit b set, the bits below clear and any bits
+	 * above, for one b; for each b, the result is b.
+	 */
+	//@ loop unroll XBITS;
+	for (k = 0; k < XBITS; k++) {
+		xen_ulong_t above = ~(xen_ulong_t)0 << k << 1;
+
+		u.w = ((xen_ulong_t)1 << k) | (PROVE_ANY_XEN_ULONG() & above);
+		r = find_first_bit(u.l, XBITS);
+		//@ check lowest: r == k;
 	}
 	return 0;
 }

@@ -32,6 +32,19 @@
 /* GENMASK(size - 1, 0) of include/linux/bits.h, for 0 < size <= BITS_PER_LONG */
 #define PROVE_LOW_MASK(size) (~0UL >> (BITS_PER_LONG - (size)))
 
+/*
+ * For WP (PROVE_WP, after wp_bits.h): the result is the lowest set bit.
+ * WP takes it; EVA checks it on the body (check_bitops.c, check
+ * 'lowest'), with the rest of the contract.
+ */
+#ifdef PROVE_WP
+#define PROVE_FFB_LOWEST \
+	ensures prove_bit(*(xen_ulong_t *)addr, \result); \
+	ensures prove_none(*(xen_ulong_t *)addr, 0, \result);
+#else
+#define PROVE_FFB_LOWEST
+#endif
+
 /*@ requires size == 8 * sizeof(xen_ulong_t);
     requires \valid_read((xen_ulong_t *)addr);
     assigns \result \from ((xen_ulong_t *)addr)[0], size;
@@ -41,6 +54,7 @@
     behavior some:
       assumes *(xen_ulong_t *)addr != 0;
       ensures \result < size;
+      PROVE_FFB_LOWEST
     complete behaviors;
     disjoint behaviors;
 */
