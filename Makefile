@@ -183,10 +183,11 @@ fuzz-long: tree
 
 # Frama-C's EVA on the real evtchn_2l_handle_events() (mk/prove.sh,
 # lab/prove/): the series' and the released events_2l.c of build/linux,
-# unchanged, from the most general state, in three geometries (64-bit,
-# 32-bit Arm, 32-bit x86); each alarm with its line, in
-# build/out/prove.txt.  Not in make check yet: see mk/prove.sh.
-## prove: Frama-C's EVA on the real evtchn_2l_handle_events(), 3 geometries (build/out/prove.txt)
+# with ACSL comments only, from the most general state, in three
+# geometries (64-bit, 32-bit Arm, 32-bit x86); each alarm with its line,
+# in build/out/prove.txt.  WP proves the loop invariants EVA takes, for
+# the series.  Not in make check yet: see mk/prove.sh.
+## prove: Frama-C's EVA and WP on the real evtchn_2l_handle_events(), 3 geometries (build/out/prove.txt)
 prove: tree
 	@mk/prove.sh
 

@@ -32,6 +32,7 @@ _Static_assert(sizeof(long) * 8 == EVR_LONG_BITS,
 _Static_assert(sizeof(xen_ulong_t) * 8 == EVR_XEN_ULONG_BITS,
 	       "xen_ulong_t is EVR_XEN_ULONG_BITS bits");
 
+#include "wp_bits.h"
 #include "prove_bitops.h"
 
 #define EVTCHN_WORDS EVR_XEN_ULONG_BITS
@@ -64,6 +65,7 @@ static unsigned int irq_from_evtchn(evtchn_port_t evtchn)
 static bool prove_timer_bound;
 static evtchn_port_t prove_timer_port;
 
+/*@ assigns *evtchn; */
 static int irq_evtchn_from_virq(unsigned int cpu, unsigned int virq,
 				evtchn_port_t *evtchn)
 {
@@ -113,6 +115,24 @@ static int generic_handle_irq(unsigned int irq)
 #include PROVE_EVENTS_SRC
 
 const struct evtchn_ops *evtchn_ops;
+
+#ifdef PROVE_WP
+/*
+ * For WP, which takes the pass's calls by their contracts: what a
+ * service may change (the pass's locals it cannot).
+ */
+/*@ assigns evr_shared_info,
+      cpu_evtchn_mask[0 .. EVR_MAX_CPUS - 1][0 .. EVTCHN_WORDS - 1],
+      evr_vcpu_info[0 .. EVR_MAX_CPUS - 1];
+*/
+static void handle_irq_for_port(evtchn_port_t port,
+				struct evtchn_loop_ctrl *ctrl);
+/*@ assigns evr_shared_info,
+      cpu_evtchn_mask[0 .. EVR_MAX_CPUS - 1][0 .. EVTCHN_WORDS - 1],
+      evr_vcpu_info[0 .. EVR_MAX_CPUS - 1];
+*/
+static int generic_handle_irq(unsigned int irq);
+#endif
 
 /* Everything the pass reads but the cursor: any value. */
 static void prove_any_state(void)

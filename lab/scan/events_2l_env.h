@@ -77,6 +77,7 @@ static bool xen_hvm_domain(void)
 	return false;
 }
 
+/*@ assigns *ptr; */
 static xen_ulong_t xchg_xen_ulong(xen_ulong_t *ptr, xen_ulong_t val)
 {
 	xen_ulong_t old = *ptr;
