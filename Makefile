@@ -73,7 +73,7 @@ replay-check: tree
 
 # Every test, one summary line at the end (mk/check.sh; what it runs:
 # docs/testing.md).
-## check: every test: replay, KUnit (KUNIT_CONFIGS=), shellcheck, make series, fuzzing, live on Xen
+## check: every test: replay, KUnit (KUNIT_CONFIGS=), shellcheck, make series, fuzzing, make prove, live on Xen
 check: replay-check
 	@mk/check.sh
 
@@ -186,7 +186,7 @@ fuzz-long: tree
 # with ACSL comments only, from the most general state, in three
 # geometries (64-bit, 32-bit Arm, 32-bit x86); each alarm with its line,
 # in build/out/prove.txt.  WP proves the loop invariants EVA takes, for
-# the series.  Not in make check yet: see mk/prove.sh.
+# the series.  make check runs it too (PROVE=0 leaves it out).
 ## prove: Frama-C's EVA and WP on the real evtchn_2l_handle_events(), 3 geometries (build/out/prove.txt)
 prove: tree
 	@mk/prove.sh
@@ -234,6 +234,7 @@ vee-report: deps
 #= VEE_TEST: 0: make check leaves the 7-guest lab's self-test out
 #= ORDER_TEST: 0: make check leaves make live-order's reduction self-test out
 #= VERDICT_TEST: 0: make check leaves the xen-test verdict's self-test out
+#= PROVE: 0: make check leaves make prove out
 #= XEN_TEST: 0: make check leaves the live tests on Xen out
 #= XEN_TEST_ARCHS: make check's live tests' architectures (default x86_64 arm)
 #= XEN_RUNS: make xen-runs' runs (default 10)

@@ -234,6 +234,15 @@ if [[ ${VERDICT_TEST:-1} != 0 && $SERIES_BASE == "$MAIN_BASE" ]]; then
 	run_counted test-verdict verdict-self ../lab/xen/test-verdict.sh
 fi
 
+# Then make prove (mk/prove.sh: Frama-C's EVA and WP on the real
+# evtchn_2l_handle_events() in three geometries, about 6 minutes), with
+# the 7.3 base only: the released code it compares is 7.3's.  Each of
+# its checks counts.  PROVE=0 leaves it out.
+if [[ ${PROVE:-1} != 0 && $SERIES_BASE == "$MAIN_BASE" ]]; then
+	say "== Frama-C on evtchn_2l_handle_events() (mk/prove.sh)"
+	run_counted prove prove prove.sh
+fi
+
 # Then the live test on Xen 4.17 in QEMU (mk/xen-test.sh) for each
 # architecture of XEN_TEST_ARCHS (default: x86_64 arm): the KUnit kernel
 # of that architecture as dom0 and guest, and on arm the width bug stage
