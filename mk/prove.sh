@@ -194,7 +194,7 @@ wp_bound() {
 	done < <(sed -n 's|^\[wp\] Proved goals: *\([0-9]*\) / \([0-9]*\)$|\1 \2|p' "$wlog")
 	WP_LINE="$proved of $goals goals proved (model $model)"
 	((goals > 0 && proved == goals)) || {
-		WP_LINE="$WP_LINE; not proved: $(grep -E '^\[wp\] \[[^]]*\] Goal typed_' "$wlog" | grep -v ': Valid' | grep -o 'Goal typed_[a-z0-9_]*' | sed 's/Goal typed_//' | sort -u | paste -sd' ' | cut -c1-400) (FAILED)"
+		WP_LINE="$WP_LINE; not proved: $(grep -E '^\[wp\] \[[^]]*\] Goal typed_' "$wlog" | grep -v ': Valid' | grep -o 'Goal typed_[a-z0-9_]*' | sed -E 's/Goal typed_(cast_)?//' | sort -u | paste -sd' ' | cut -c1-400) (FAILED)"
 		return 1
 	}
 }
