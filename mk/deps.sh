@@ -115,6 +115,9 @@ if ((EUID != 0)); then
 	die "missing Debian packages: ${missing[*]} (run 'make deps' as root, or install them)"
 fi
 say "installing missing packages: ${missing[*]}"
-apt-get update
+# A mirror caught in its sync fails one index (apt-get update exits 100)
+# while the others are fine: go on with them; apt-get install says if a
+# package it needs is then missing.
+apt-get update || warn "apt-get update failed on some index (above); installing from the lists it fetched"
 DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
 [[ -z $BASE_SUITE ]] || fetch_base

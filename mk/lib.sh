@@ -549,12 +549,28 @@ read_series() {
 # or of the host's architecture if ARCH is empty), then apt-get update
 # with it (output in DIR/update.log).  Use it as APT_CONFIG=DIR/apt.conf;
 # the host's apt sources and dpkg architectures stay as they are.
+#
+# A LINE that starts with "?" is an optional suite (security or updates):
+# when apt-get update still fails after two retries (a mirror caught in
+# its sync: an index whose size or hash is not the one its Release file
+# names) and every index that failed belongs to an optional suite, the
+# update succeeds without those indexes, with a warning on stderr naming
+# them; packages then come from the other suites.  An index of a required
+# suite that fails fails the update.
 private_apt() {
-	local dir=$1 arch=$2
+	local dir=$1 arch=$2 line try url bad opt
 	shift 2
+	local -a lines=() optional=()
+	for line; do
+		if [[ $line == \?* ]]; then
+			line=${line#\?}
+			optional+=("$(awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^https?:/) { print $i "/dists/" $(i + 1) "/"; exit } }' <<<"$line")")
+		fi
+		lines+=("$line")
+	done
 	mkdir -p "$dir/lists/partial" "$dir/cache/archives/partial"
 	touch "$dir/status"
-	printf '%s\n' "$@" >"$dir/sources.list"
+	printf '%s\n' "${lines[@]}" >"$dir/sources.list"
 	{
 		echo "Dir::Etc::SourceList \"$dir/sources.list\";"
 		echo "Dir::Etc::SourceParts \"/nonexistent\";"
@@ -567,7 +583,25 @@ private_apt() {
 			echo "APT::Architectures { \"$arch\"; };"
 		fi
 	} >"$dir/apt.conf"
-	APT_CONFIG=$dir/apt.conf apt-get -q update >"$dir/update.log" 2>&1
+	: >"$dir/update.log"
+	for try in 1 2 3; do
+		((try == 1)) || sleep $((try * 10))
+		echo "== apt-get update, try $try" >>"$dir/update.log"
+		APT_CONFIG=$dir/apt.conf apt-get -q update >>"$dir/update.log" 2>&1 && return 0
+	done
+	# Still failing: only the last try's errors count.
+	mapfile -t bad < <(sed -n '/^== apt-get update, try 3$/,$ s/^E: Failed to fetch \([^ ]*\).*/\1/p' "$dir/update.log")
+	((${#bad[@]})) || return 1
+	for url in "${bad[@]}"; do
+		for opt in "${optional[@]}"; do
+			[[ $url == "$opt"* ]] && continue 2
+		done
+		return 1
+	done
+	for url in "${bad[@]}"; do
+		warn "apt-get update: $url failed 3 times (an optional suite; see ${dir#"${ROOT:-}"/}/update.log): going on without it"
+	done
+	return 0
 }
 
 # ci_cold_args: make ci-cold's CI_* variables checked: prints a line

@@ -359,8 +359,8 @@ fetch_xen_foreign() {
 	mkdir -p "$XBUILD/debs"
 	private_apt "$apt" "$DEB_ARCH" \
 		"deb [arch=$DEB_ARCH] http://deb.debian.org/debian bookworm main" \
-		"deb [arch=$DEB_ARCH] http://deb.debian.org/debian bookworm-updates main" \
-		"deb [arch=$DEB_ARCH] http://deb.debian.org/debian-security bookworm-security main" ||
+		"?deb [arch=$DEB_ARCH] http://deb.debian.org/debian bookworm-updates main" \
+		"?deb [arch=$DEB_ARCH] http://deb.debian.org/debian-security bookworm-security main" ||
 		die "apt-get update for $DEB_ARCH failed (see ${apt#"$ROOT"/}/update.log)"
 	rm -f "$XBUILD/debs"/*.deb
 	(cd "$XBUILD/debs" && APT_CONFIG=$apt/apt.conf apt-get -q download \
@@ -464,7 +464,7 @@ guest32_prepare() {
 		say "fetching Debian's busybox-static for i386 (private APT configuration in ${apt#"$ROOT"/})"
 		private_apt "$apt" i386 \
 			"deb [arch=i386] http://deb.debian.org/debian bookworm main" \
-			"deb [arch=i386] http://deb.debian.org/debian-security bookworm-security main" ||
+			"?deb [arch=i386] http://deb.debian.org/debian-security bookworm-security main" ||
 			die "apt-get update for i386 failed (see ${apt#"$ROOT"/}/update.log)"
 		rm -rf "$XBUILD/i386/debs" "$XBUILD/i386/root"
 		mkdir -p "$XBUILD/i386/debs"
