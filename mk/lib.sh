@@ -558,7 +558,8 @@ read_series() {
 # them; packages then come from the other suites.  An index of a required
 # suite that fails fails the update.
 private_apt() {
-	local dir=$1 arch=$2 line try url bad opt
+	local dir=$1 arch=$2 line try url opt
+	local -a apt_bad_urls=()
 	shift 2
 	local -a lines=() optional=()
 	for line; do
@@ -590,15 +591,15 @@ private_apt() {
 		APT_CONFIG=$dir/apt.conf apt-get -q update >>"$dir/update.log" 2>&1 && return 0
 	done
 	# Still failing: only the last try's errors count.
-	mapfile -t bad < <(sed -n '/^== apt-get update, try 3$/,$ s/^E: Failed to fetch \([^ ]*\).*/\1/p' "$dir/update.log")
-	((${#bad[@]})) || return 1
-	for url in "${bad[@]}"; do
+	mapfile -t apt_bad_urls < <(sed -n '/^== apt-get update, try 3$/,$ s/^E: Failed to fetch \([^ ]*\).*/\1/p' "$dir/update.log")
+	((${#apt_bad_urls[@]})) || return 1
+	for url in "${apt_bad_urls[@]}"; do
 		for opt in "${optional[@]}"; do
 			[[ $url == "$opt"* ]] && continue 2
 		done
 		return 1
 	done
-	for url in "${bad[@]}"; do
+	for url in "${apt_bad_urls[@]}"; do
 		warn "apt-get update: $url failed 3 times (an optional suite; see ${dir#"${ROOT:-}"/}/update.log): going on without it"
 	done
 	return 0
