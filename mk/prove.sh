@@ -36,8 +36,11 @@
 # gives the file the loop's ACSL invariants as comments at the start of
 # existing lines (code and line numbers unchanged), EVA takes the ones
 # it cannot decide as assumptions, and WP proves them for the series'
-# code in each geometry, from lab/prove/wp_bits.h's lemmas and its three
+# code in each geometry, from lab/prove/wp_bits.h's lemmas and its
 # bit-vector facts, which z3 checks (lab/prove/bv-facts.smt2.in).
+# Step 4: WP proves patch 3's at-most-once property (no port handed to
+# handle_irq_for_port() twice in a pass) for the series' code in the
+# 64-bit geometry (wp-annotate.py --order, prove_2l.c's PROVE_ORDER).
 #
 # events_internal.h is taken with its three "return f();" in void
 # functions (a GCC extension Frama-C's parser rejects) written "f();";
@@ -45,7 +48,8 @@
 # build/logs/prove.log, the table in build/out/prove.txt.
 #
 # Exit status 1 if the stand-ins' check fails, if the series' code or
-# the fixed one has an alarm, if a bit-vector fact or a WP goal fails,
+# the fixed one has an alarm, if a bit-vector fact or a WP goal fails
+# (the at-most-once proof's among them),
 # or if the released code's alarms in the arm32 geometry miss the lines
 # the series' two width fixes change.
 set -euo pipefail
@@ -151,13 +155,36 @@ alarms() {
 	ALARMS=$(grep -v "^events_2l\.c:[0-9]*: loop invariant '\(wrange\|ibound\|laps\)' got status unknown\.\?\$" <<<"$ALARMS" || true)
 }
 
+# wp ARGS...: frama-c's WP on prove_2l.c with the events_2l.c of $dir,
+# for the geometry of $machdep, $long and $xlong (its caller's locals)
+# and the cpp options of $defs.
+wp() {
+	(cd "$dir" && frama-c -c11 -machdep "$machdep" \
+		-cpp-extra-args="-I$PROVE/shim -I$PROVE -I$ROOT/lab/scan -I$ROOT/lab/scan/shim -I$ROOT/lab/xen-evtchn/shim -I$LINUX/tools/include -I$ROOT/lab/xen-evtchn -DPROVE_WP $defs -DEVR_LONG_BITS=$long -DEVR_XEN_ULONG_BITS=$xlong -DPROVE_FFS_H='\"$FFS_H\"' -DPROVE_EVENTS_SRC='\"events_2l.c\"'" \
+		"$PROVE/prove_2l.c" -wp -wp-timeout 60 -wp-par "$(nproc)" "$@")
+}
+
+# wp_count LOG: sets WP_LINE from LOG's "Proved goals" lines (and the
+# goals left); fails if a goal is left.
+wp_count() {
+	local goals=0 proved=0 p g
+	while read -r p g; do
+		goals=$((goals + g)) proved=$((proved + p))
+	done < <(sed -n 's|^\[wp\] Proved goals: *\([0-9]*\) / \([0-9]*\)$|\1 \2|p' "$1")
+	WP_LINE="$proved of $goals goals proved (model $model)"
+	((goals > 0 && proved == goals)) || {
+		WP_LINE="$WP_LINE; not proved: $(grep -E '^\[wp\] \[[^]]*\] Goal typed_' "$1" | grep -v ': Valid' | grep -o 'Goal typed_[a-z0-9_]*' | sed -E 's/Goal typed_(cast_)?//' | sort -u | paste -sd' ' | cut -c1-400) (FAILED)"
+		return 1
+	}
+}
+
 # wp_bound CODE GEOMETRY...: WP proves, for CODE's events_2l.c as EVA
 # ran it, wp-annotate.py's loop invariants, assigns and variants (one
 # pass visits at most B + 2 words) and wp_bits.h's lemmas, taking
 # find_first_bit() by its contract with the lowest set bit
 # (PROVE_FFB_LOWEST, which step 1 checks on the body); sets WP_LINE.
 wp_bound() {
-	local dir=$out/$1 machdep=$2 long=$3 xlong=$4 name=$5 wlog=$out/$1-$5-wp.log goals proved model=Typed
+	local dir=$out/$1 machdep=$2 long=$3 xlong=$4 name=$5 wlog=$out/$1-$5-wp.log model=Typed defs=
 	# 32-bit Arm: EVTCHN_FIRST_BIT() passes the xen_ulong_t word as
 	# (unsigned long *) and the contract reads it back as (xen_ulong_t *),
 	# a cast the Typed model refuses.  Typed+cast takes the pointer
@@ -165,12 +192,6 @@ wp_bound() {
 	# it does not have, which the pass never does (find_first_bit()'s
 	# body, which does, is EVA's: step 1).
 	((long == xlong)) || model=Typed+cast
-	# wp ARGS...: frama-c's WP on prove_2l.c, with the file as EVA ran it.
-	wp() {
-		(cd "$dir" && frama-c -c11 -machdep "$machdep" \
-			-cpp-extra-args="-I$PROVE/shim -I$PROVE -I$ROOT/lab/scan -I$ROOT/lab/scan/shim -I$ROOT/lab/xen-evtchn/shim -I$LINUX/tools/include -I$ROOT/lab/xen-evtchn -DPROVE_WP -DEVR_LONG_BITS=$long -DEVR_XEN_ULONG_BITS=$xlong -DPROVE_FFS_H='\"$FFS_H\"' -DPROVE_EVENTS_SRC='\"events_2l.c\"'" \
-			"$PROVE/prove_2l.c" -wp -wp-timeout 60 -wp-par "$(nproc)" "$@")
-	}
 	{
 		# set -e does not hold left of ||: each step chains with &&.
 		echo "== WP, $1, $name" &&
@@ -188,15 +209,28 @@ wp_bound() {
 		die "frama-c (WP) failed on $1's events_2l.c ($name): see ${log#"$ROOT"/}"
 	}
 	cat "$wlog" >>"$log"
-	goals=0 proved=0
-	while read -r p g; do
-		goals=$((goals + g)) proved=$((proved + p))
-	done < <(sed -n 's|^\[wp\] Proved goals: *\([0-9]*\) / \([0-9]*\)$|\1 \2|p' "$wlog")
-	WP_LINE="$proved of $goals goals proved (model $model)"
-	((goals > 0 && proved == goals)) || {
-		WP_LINE="$WP_LINE; not proved: $(grep -E '^\[wp\] \[[^]]*\] Goal typed_' "$wlog" | grep -v ': Valid' | grep -o 'Goal typed_[a-z0-9_]*' | sed -E 's/Goal typed_(cast_)?//' | sort -u | paste -sd' ' | cut -c1-400) (FAILED)"
-		return 1
+	wp_count "$wlog"
+}
+
+# wp_order CODE GEOMETRY...: WP proves, for CODE's events_2l.c with
+# wp-annotate.py --order's annotations ($out/CODE-order/), that the pass
+# hands no port to handle_irq_for_port() twice (prove_2l.c, PROVE_ORDER:
+# the ports' positions from the start port increase); sets WP_LINE.
+# The invariants wp_bound proves are taken here.
+wp_order() {
+	local dir=$out/$1-order machdep=$2 long=$3 xlong=$4 name=$5 wlog=$out/$1-$5-order.log model=Typed defs=-DPROVE_ORDER
+	((long == xlong)) || model=Typed+cast
+	{
+		echo "== WP, at most once, $1, $name" &&
+			wp -wp-model "$model" -wp-fct evtchn_2l_handle_events \
+				-wp-prop order,bits_range,bits_first,bits_second,order_bits,at_most_once,order_start,order_S \
+				-wp-prover z3,cvc4 -wp-split
+	} >"$wlog" 2>&1 || {
+		cat "$wlog" >>"$log"
+		die "frama-c (WP) failed on $1's events_2l.c ($name): see ${log#"$ROOT"/}"
 	}
+	cat "$wlog" >>"$log"
+	wp_count "$wlog"
 }
 
 width_fixes_end
@@ -214,6 +248,11 @@ for code in series released fixed; do
 	sed -E 's/^(\s*)return (evtchn_ops->(mask|unmask|handle_events)\()/\1\2/' \
 		"$out/src-$code/drivers/xen/events/events_internal.h" >"$out/$code/events_internal.h"
 done
+# The series' file with the at-most-once proof's annotations too (WP's).
+mkdir -p "$out/series-order"
+python3 "$PROVE/wp-annotate.py" --order "$out/src-series/drivers/xen/events/events_2l.c" "$out/series-order/events_2l.c" >>"$log" 2>&1 ||
+	die "wp-annotate.py --order failed on the series' events_2l.c: see ${log#"$ROOT"/}"
+cp "$out/series/events_internal.h" "$out/series-order/"
 
 series_alarms=0 fixed_alarms=0
 for code in series released fixed; do
@@ -241,19 +280,21 @@ done
 
 # 3. The loop invariants EVA took (wp-annotate.py: one pass visits at
 # most B + 2 words, so `i++` cannot overflow), proved by WP for the
-# series' code in each geometry, with wp_bits.h's lemmas, from its three
+# series' code in each geometry, with wp_bits.h's lemmas, from its
 # bit-vector facts, which z3 checks first.  About 3 minutes per geometry
 # on 2 cores.  The released code and the fixed one are not WP's here
 # (docs/testing.md says what that leaves).
 for bits in 64 32; do
 	smt=$out/bv-facts-$bits.smt2
 	sed "s/@B@/$bits/g" "$PROVE/bv-facts.smt2.in" >"$smt"
+	nfacts=$(grep -c '^(check-sat)' "$smt")
+	want=$(for ((k = 0; k < nfacts; k++)); do echo unsat; done | paste -sd' ')
 	r=$(timeout 120 z3 "$smt" 2>>"$log" | paste -sd' ') || true
-	counted "$([[ $r == "unsat unsat unsat" ]] && echo 1 || echo 0)"
-	if [[ $r == "unsat unsat unsat" ]]; then
-		lines+=("wp_bits.h's 3 bit-vector facts at $bits bits: z3 unsat, unsat, unsat (each holds)")
+	counted "$([[ $r == "$want" ]] && echo 1 || echo 0)"
+	if [[ $r == "$want" ]]; then
+		lines+=("wp_bits.h's $nfacts bit-vector facts at $bits bits: z3 ${want// /, } (each holds)")
 	else
-		lines+=("wp_bits.h's 3 bit-vector facts at $bits bits: z3 '$r', not 'unsat unsat unsat' (FAILED)")
+		lines+=("wp_bits.h's $nfacts bit-vector facts at $bits bits: z3 '$r', not '$want' (FAILED)")
 	fi
 done
 for g in "${geometries[@]}"; do
@@ -264,6 +305,16 @@ for g in "${geometries[@]}"; do
 	counted "$ok"
 	lines+=("WP, series, $name: $WP_LINE")
 done
+# 4. At most once: no port handed to handle_irq_for_port() twice in a
+# pass (patch 3), whatever the handlers raise meanwhile; WP, for the
+# series' code in the 64-bit geometry (x86_64, arm64).  With patch 3
+# reverted, its invariant bits_second is not established.
+read -r name machdep long xlong <<<"${geometries[0]}"
+say "WP: at most once, series, $name"
+ok=1
+wp_order series "$machdep" "$long" "$xlong" "$name" || ok=0
+counted "$ok"
+lines+=("WP, at most once, series, $name: $WP_LINE")
 
 # The lines of the released code that the width fixes change.
 rel=$out/released/events_2l.c

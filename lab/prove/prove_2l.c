@@ -109,6 +109,29 @@ static int generic_handle_irq(unsigned int irq)
 	return 0;
 }
 
+#ifdef PROVE_ORDER
+/*
+ * The at-most-once proof (wp-annotate.py --order): prove_S is the pass's
+ * start port, prove_last the position of the port it handled last (-1:
+ * none yet).  A port's position is its distance from S going up, past
+ * the last port to port 0: prove_pos().  prove_base(w, i, s, b) is the
+ * position of bit 0 of word w in the visit of the pass's loop at i, for
+ * the start word s and bit b: on the first visit of the start word,
+ * going up from it, and after the wrap (the second visit of the start
+ * word among them).
+ */
+/*@ ghost int prove_last; */
+/*@ ghost int prove_S; */
+/*@ logic integer prove_pos(integer port, integer start) =
+      port >= start ? port - start
+                    : port - start + EVTCHN_WORDS * EVTCHN_WORDS;
+    logic integer prove_base(integer w, integer i, integer s, integer b) =
+      w == s && i == 0 ? -b
+      : w > s ? (w - s) * EVTCHN_WORDS - b
+      : (EVTCHN_WORDS - s + w) * EVTCHN_WORDS - b;
+*/
+#endif
+
 #undef BITS_PER_EVTCHN_WORD
 #undef CONFIG_XEN_EVTCHN_2L_KUNIT_TEST
 #undef CONFIG_XEN_EVTCHN_2L_LIVE_KUNIT_TEST
@@ -121,10 +144,23 @@ const struct evtchn_ops *evtchn_ops;
  * For WP, which takes the pass's calls by their contracts: what a
  * service may change (the pass's locals it cannot).
  */
+#ifdef PROVE_ORDER
+/*
+ * Each port the pass hands here is past the last one it handled, going
+ * round from the start port once: none twice in a pass.
+ */
+/*@ requires at_most_once: prove_last < prove_pos(port, prove_S);
+    assigns prove_last, evr_shared_info,
+      cpu_evtchn_mask[0 .. EVR_MAX_CPUS - 1][0 .. EVTCHN_WORDS - 1],
+      evr_vcpu_info[0 .. EVR_MAX_CPUS - 1];
+    ensures prove_last == prove_pos(port, prove_S);
+*/
+#else
 /*@ assigns evr_shared_info,
       cpu_evtchn_mask[0 .. EVR_MAX_CPUS - 1][0 .. EVTCHN_WORDS - 1],
       evr_vcpu_info[0 .. EVR_MAX_CPUS - 1];
 */
+#endif
 static void handle_irq_for_port(evtchn_port_t port,
 				struct evtchn_loop_ctrl *ctrl);
 /*@ assigns evr_shared_info,

@@ -7,7 +7,7 @@
  * prove_bit(p, k): bit k of p is set; prove_none(p, a, b): no bit of p
  * in [a, b).  WP encodes the C bit operations as integer functions
  * (land, lsl, to_uint64, ...), on which Debian 12's provers (z3 4.8.12,
- * cvc4 1.8) do not prove three basic facts; those are the axioms of
+ * cvc4 1.8) do not prove four basic facts; those are the axioms of
  * prove_bv, each checked in bit-vector logic by z3 (bv-facts.smt2.in, at
  * 32 and 64 bits).  WP proves every lemma below from them.
  */
@@ -31,6 +31,10 @@
       axiom prove_none_ffs: \forall xen_ulong_t p, integer w, x;
         0 <= w < PROVE_B ==> x <= PROVE_B ==>
         prove_none(p & prove_mask(w), 0, x) ==> prove_none(p, w, x);
+      axiom prove_low_bit: \forall xen_ulong_t p, integer w, k;
+        0 <= w < PROVE_B ==> 0 <= k < PROVE_B ==>
+        (prove_bit(p & (xen_ulong_t)(((xen_ulong_t)1 << w) - 1), k) <==>
+         (prove_bit(p, k) && k < w));
     }
     lemma prove_clear_bit: \forall xen_ulong_t p, integer x, k;
       0 <= x < PROVE_B ==> 0 <= k ==>
@@ -53,6 +57,9 @@
       prove_none(p, a, b) ==> prove_none(p, b, c) ==> prove_none(p, a, c);
     lemma prove_none_sub: \forall integer p, a, b, c, d;
       a <= c ==> d <= b ==> prove_none(p, a, b) ==> prove_none(p, c, d);
+    lemma prove_none_low: \forall xen_ulong_t p, integer w;
+      0 <= w < PROVE_B ==>
+      prove_none(p & (xen_ulong_t)(((xen_ulong_t)1 << w) - 1), w, PROVE_B);
     lemma prove_visit: \forall xen_ulong_t p, integer w, x, a;
       0 <= a <= w ==> w <= x < PROVE_B ==>
       prove_none(p, a, w) ==> prove_none(p & prove_mask(w), 0, x) ==>
