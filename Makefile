@@ -35,14 +35,15 @@ endif
 	bench fairness xen-test xen-runs fuzz fuzz-long prove deb vee-lab vee-report objsize live-order ci-cold
 
 # Default: the patched, dom0-capable x86_64 kernel in build/out/
-# (mk/kernel.sh; KCONFIG=/path/to/.config replaces defconfig + xen.config).
-## all: the patched, dom0-capable x86_64 kernel in build/out/ (KCONFIG= replaces defconfig + xen.config)
+# (mk/kernel.sh; KCONFIG=/path/to/.config replaces defconfig + xen.config);
+# ARCH=arm|arm64: cross-built, in build/out/ARCH/.
+## all: the patched, dom0-capable kernel in build/out/ (ARCH=arm|arm64: build/out/ARCH/; KCONFIG= replaces the defconfig + Xen)
 all: tree
 	@mk/kernel.sh
 
 # The patched kernel as Debian packages (bindeb-pkg) in build/out/
-# (mk/deb.sh; LOCALVERSION=-evtchn-rr, KCONFIG= as for 'make').
-## deb: the patched kernel as Debian packages in build/out/ (LOCALVERSION=, KCONFIG=)
+# (mk/deb.sh; LOCALVERSION=-evtchn-rr, ARCH= and KCONFIG= as for 'make').
+## deb: the patched kernel as Debian packages in build/out/ (ARCH=arm|arm64: armhf, arm64 in build/out/ARCH/; LOCALVERSION=, KCONFIG=)
 deb: tree
 	@mk/deb.sh
 
@@ -208,8 +209,8 @@ vee-report: deps
 # '#= VARIABLE: what it does' lines are the variables make help lists, one
 # line each (mk/check.sh checks that the scripts read each of them).
 #= BASE: 7.3 (default), 6.12 or 6.1: the base every target works on
-#= ARCH: x86_64 (default), arm64 or arm (make kunit: also i386): make kunit's and make xen-test's architecture
-#= KCONFIG: a .config (or .config.xz) for make and make deb instead of defconfig + xen.config
+#= ARCH: x86_64 (default), arm64 or arm (make kunit: also i386): the architecture of make, make deb, make kunit and make xen-test
+#= KCONFIG: a .config (or .config.xz) of ARCH for make and make deb instead of the defconfig + Xen (e.g. a Debian kernel's /boot/config-*)
 #= LOCALVERSION: make deb's release suffix (default -evtchn-rr)
 #= KUNIT_CONFIGS: make check's KUnit configurations (x86_64 arm64 arm i386 x86_64-rt i386-rt x86_64-san arm-san, or none)
 #= KUNIT_FILTER: make kunit's suite[.case] globs (kunit.py's filter_glob)

@@ -33,9 +33,23 @@ for goal in "$@"; do
 	all | deb)
 		name='make'
 		[[ $goal == all ]] || name="make $goal"
-		[[ $arch == x86_64 ]] ||
-			bad "ARCH=$arch: $name builds x86_64 kernels only (ARCH= is for make kunit and make xen-test)"
+		kernel_image "$arch" >/dev/null ||
+			bad "ARCH=$arch: $name builds x86_64, arm or arm64 kernels"
 		[[ -z ${KCONFIG:-} || -f ${KCONFIG:-} ]] || bad "KCONFIG=$KCONFIG: no such file"
+		# A kernel configuration names its architecture in its first
+		# lines ("# Linux/arm 6.1.0 Kernel Configuration"; x86 or x86_64
+		# for x86_64, as ARCH was given), or by CONFIG_X86_64, CONFIG_ARM
+		# or CONFIG_ARM64; one that names none (a savedefconfig) is taken.
+		if [[ -n ${KCONFIG:-} ]]; then
+			cat="cat"
+			[[ $KCONFIG != *.xz ]] || cat="xz -dc"
+			karch=$($cat "$KCONFIG" 2>/dev/null | awk '
+				NR <= 5 && match($0, /^# Linux\/[a-z0-9_]+ /) { a = substr($0, 9, RLENGTH - 9); print (a == "x86" ? "x86_64" : a); exit }
+				/^CONFIG_X86_64=y$/ { print "x86_64"; exit }
+				/^CONFIG_ARM64=y$/ { print "arm64"; exit }
+				/^CONFIG_ARM=y$/ { print "arm"; exit }')
+			[[ -z $karch || $karch == "$arch" ]] || bad "KCONFIG=$KCONFIG: a configuration for $karch, not for ARCH=$arch"
+		fi
 		;;
 	kunit)
 		in_list "$arch" "$KUNIT_ARCHES" || bad "ARCH=$arch: make kunit runs on $KUNIT_ARCHES"
@@ -46,6 +60,11 @@ for goal in "$@"; do
 		in_list "$arch" "$XEN_TEST_ALL_ARCHES" || bad "ARCH=$arch: make xen-test runs on $XEN_TEST_ALL_ARCHES"
 		[[ -z ${DEB:-} || -z ${IMAGE:-} ]] || bad "DEB= and IMAGE= name two kernels: give one"
 		[[ -z ${DEB:-} || -f ${DEB:-} ]] || bad "DEB=$DEB: no such file"
+		if [[ -n ${DEB:-} ]]; then
+			darch=$(dpkg-deb -f "$DEB" Architecture 2>/dev/null) || bad "DEB=$DEB: not a Debian package (dpkg-deb cannot read it)"
+			want=$(deb_arch "$arch")
+			[[ $darch == "$want" ]] || bad "DEB=$DEB: a package for $darch, not for ARCH=$arch ($want)"
+		fi
 		[[ -z ${IMAGE:-} || -f ${IMAGE:-} ]] || bad "IMAGE=$IMAGE: no such file"
 		err=$(xen_test_args "$arch" "${DEB:-}${IMAGE:-}")
 		[[ -z $err ]] || bad "$err"

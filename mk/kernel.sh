@@ -1,21 +1,29 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# mk/kernel.sh: build a dom0-capable x86_64 kernel from build/linux, out of
-# tree in build/kbuild-x86_64, and put bzImage, config, System.map and a
-# modules tarball in build/out/.
+# mk/kernel.sh: build a dom0-capable kernel for ARCH (x86_64, the
+# default; arm or arm64, cross-built) from build/linux, out of tree in
+# build/kbuild-ARCH, and put its image (bzImage, zImage or Image), config,
+# System.map and a modules tarball in build/out/ (x86_64) or
+# build/out/ARCH/.
 #
-# Configuration: defconfig + xen.config, or KCONFIG=/path/to/.config (copied,
-# then olddefconfig).  Either way CONFIG_XEN_DOM0 must end up =y.
+# Configuration: the architecture's (x86_64: defconfig + xen.config; arm:
+# multi_v7_defconfig + CONFIG_XEN; arm64: defconfig + CONFIG_XEN), or
+# KCONFIG=/path/to/.config (copied, then olddefconfig: e.g. Debian's
+# /boot/config-* of linux-image-armmp or linux-image-arm64).  Either way
+# CONFIG_XEN_DOM0 must end up =y.
 set -euo pipefail
 # shellcheck source=mk/lib.sh
 . "$(dirname "$0")/lib.sh"
 require_tree
 setup_ccache
 
-O=$BUILD/kbuild-x86_64
+ARCH=${ARCH:-x86_64}
+IMAGE=$(kernel_image "$ARCH") || die "ARCH=$ARCH: make builds x86_64, arm or arm64 kernels"
+O=$BUILD/kbuild-$ARCH
 OUT=$BUILD/out
-log=$LOGS/kernel.log
-km() { kmake "$LINUX" "$O" x86_64 "$@"; }
+[[ $ARCH == x86_64 ]] || OUT=$BUILD/out/$ARCH
+log=$LOGS/kernel$([[ $ARCH == x86_64 ]] || echo "-$ARCH").log
+km() { kmake "$LINUX" "$O" "$ARCH" "$@"; }
 
 fail() {
 	stop_ticker
@@ -27,27 +35,27 @@ fail() {
 mkdir -p "$O" "$LOGS"
 : >"$log"
 say "full log: $log"
-dom0_config "$O" "$log"
+dom0_config "$O" "$log" "" "$ARCH"
 # Outputs of an earlier build would no longer match build/linux.  (Other
 # targets write to build/out/ too: remove only the kernel's.)
-KFILES=(bzImage config System.map)
-rm -rf "$BUILD/kernel-out.tmp"
+KFILES=("${IMAGE##*/}" config System.map)
+rm -rf "$BUILD/kernel-out-$ARCH.tmp"
 for f in "${KFILES[@]}"; do rm -f "$OUT/$f"; done
 rm -f "$OUT"/modules-*.tar.xz
 
 jobs=$(nproc)
-say "building bzImage and modules with $jobs jobs (ccache: CC=\"ccache gcc\") ..."
+say "building ${IMAGE##*/} and modules for $ARCH with $jobs jobs (ccache: CC=\"ccache $(cross_prefix "$ARCH")gcc\") ..."
 t0=$SECONDS
 start_ticker "$PROG" count_compiled "$log"
-km -j"$jobs" bzImage modules >>"$log" 2>&1 || fail "build failed after $(fmt_time $((SECONDS - t0)))"
+km -j"$jobs" "${IMAGE##*/}" modules >>"$log" 2>&1 || fail "build failed after $(fmt_time $((SECONDS - t0)))"
 stop_ticker
 say "built in $(fmt_time $((SECONDS - t0))), $(count_compiled "$log") objects compiled"
 
 # Assemble the outputs under a temporary name; move them when complete.
-tmp=$BUILD/kernel-out.tmp
+tmp=$BUILD/kernel-out-$ARCH.tmp
 krel=$(km -s kernelrelease)
 mkdir -p "$tmp/staging"
-cp "$O/arch/x86/boot/bzImage" "$tmp/bzImage"
+cp "$O/$IMAGE" "$tmp/${IMAGE##*/}"
 cp "$O/.config" "$tmp/config"
 cp "$O/System.map" "$tmp/System.map"
 say "installing modules and packing modules-$krel.tar.xz ..."
@@ -58,4 +66,4 @@ mkdir -p "$OUT"
 mv "$tmp/modules-$krel.tar.xz" "$OUT/"
 for f in "${KFILES[@]}"; do mv "$tmp/$f" "$OUT/$f"; done
 rmdir "$tmp"
-say "outputs in $OUT/: bzImage config System.map modules-$krel.tar.xz"
+say "outputs in $OUT/: ${IMAGE##*/} config System.map modules-$krel.tar.xz"

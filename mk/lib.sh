@@ -191,17 +191,41 @@ kmake() {
 		${KMAKE_LLVM:+LLVM=$KMAKE_LLVM} CC="$cc" --no-print-directory "$@"
 }
 
+# kernel_image ARCH: the path of ARCH's boot image in a build directory
+# (what make builds; bindeb-pkg packs make image_name's, Image.gz on
+# arm64); non-zero for an ARCH make does not build.
+kernel_image() {
+	case $1 in
+	x86_64) echo arch/x86/boot/bzImage ;;
+	arm) echo arch/arm/boot/zImage ;;
+	arm64) echo arch/arm64/boot/Image ;;
+	*) return 1 ;;
+	esac
+}
+
+# deb_arch ARCH: Debian's name of the kernel's ARCH (x86_64: amd64, arm:
+# armhf, arm64: arm64); non-zero for another.
+deb_arch() {
+	case $1 in
+	x86_64) echo amd64 ;;
+	arm) echo armhf ;;
+	arm64) echo arm64 ;;
+	*) return 1 ;;
+	esac
+}
+
 # kbuild_config SRC O ARCH LOG: the standard configuration of the build
 # directory O for ARCH, output appended to LOG.  x86_64: defconfig +
-# xen.config; arm: multi_v7_defconfig + CONFIG_XEN.
+# xen.config; arm: multi_v7_defconfig + CONFIG_XEN; arm64: defconfig +
+# CONFIG_XEN (which arm64's defconfig has already).
 kbuild_config() {
 	local src=$1 o=$2 arch=$3 log=$4
 	case $arch in
 	x86_64)
 		kmake "$src" "$o" "$arch" defconfig xen.config >>"$log" 2>&1
 		;;
-	arm)
-		kmake "$src" "$o" "$arch" multi_v7_defconfig >>"$log" 2>&1 &&
+	arm | arm64)
+		kmake "$src" "$o" "$arch" "$([[ $arch == arm ]] && echo multi_v7_defconfig || echo defconfig)" >>"$log" 2>&1 &&
 			"$src/scripts/config" --file "$o/.config" --enable XEN &&
 			kmake "$src" "$o" "$arch" olddefconfig >>"$log" 2>&1
 		;;
@@ -209,15 +233,18 @@ kbuild_config() {
 	esac
 }
 
-# dom0_config O LOG [keep]: configure the x86_64 build directory O for a
-# dom0 kernel, output appended to LOG: KCONFIG=/path/to/.config (or .xz)
-# copied then olddefconfig, else defconfig + xen.config (with "keep", only when O
-# has no .config yet).  Either way CONFIG_XEN_DOM0 must end up =y.
+# dom0_config O LOG [keep] [ARCH]: configure the build directory O for a
+# dom0 kernel of ARCH (default x86_64), output appended to LOG:
+# KCONFIG=/path/to/.config (or .xz) copied then olddefconfig, else
+# kbuild_config's (with "keep", only when O has no .config yet).  Either
+# way CONFIG_XEN_DOM0 must end up =y.
 dom0_config() {
-	local o=$1 log=$2 keep=${3:-}
+	local o=$1 log=$2 keep=${3:-} arch=${4:-x86_64} std
+	std=$([[ $arch == x86_64 ]] && echo "defconfig xen.config" ||
+		echo "$([[ $arch == arm ]] && echo multi_v7_defconfig || echo defconfig) + CONFIG_XEN")
 	if [[ -n ${KCONFIG:-} ]]; then
 		[[ -f $KCONFIG ]] || die "KCONFIG=$KCONFIG: no such file"
-		say "configuring from $KCONFIG (olddefconfig)"
+		say "configuring from $KCONFIG (olddefconfig, ARCH=$arch)"
 		case $KCONFIG in
 		*.xz) xz -dc "$KCONFIG" >"$o/.config" || die "KCONFIG=$KCONFIG: cannot uncompress it" ;;
 		*) cp "$KCONFIG" "$o/.config" ;;
@@ -231,15 +258,15 @@ dom0_config() {
 				"$LINUX/scripts/config" --file "$o/.config" --set-str "$k" ""
 			fi
 		done
-		kmake "$LINUX" "$o" x86_64 olddefconfig >>"$log" 2>&1 ||
+		kmake "$LINUX" "$o" "$arch" olddefconfig >>"$log" 2>&1 ||
 			die "olddefconfig failed; see $log"
 	elif [[ $keep != keep || ! -f $o/.config ]]; then
-		say "configuring: defconfig xen.config"
-		kbuild_config "$LINUX" "$o" x86_64 "$log" ||
+		say "configuring: $std"
+		kbuild_config "$LINUX" "$o" "$arch" "$log" ||
 			die "configuration failed; see $log"
 	fi
 	grep -qx 'CONFIG_XEN_DOM0=y' "$o/.config" ||
-		die "CONFIG_XEN_DOM0 is not =y in $o/.config (from ${KCONFIG:-defconfig xen.config})"
+		die "CONFIG_XEN_DOM0 is not =y in $o/.config (from ${KCONFIG:-$std}; ARCH=$arch)"
 }
 
 # count_objects DIR: object files present in a build directory.
