@@ -297,24 +297,29 @@ for bits in 64 32; do
 		lines+=("wp_bits.h's $nfacts bit-vector facts at $bits bits: z3 '$r', not '$want' (FAILED)")
 	fi
 done
-for g in "${geometries[@]}"; do
-	read -r name machdep long xlong <<<"$g"
-	say "WP: series, $name"
-	ok=1
-	wp_bound series "$machdep" "$long" "$xlong" "$name" || ok=0
+# wp_step WHAT GEOMETRY: wp_bound (WHAT empty) or wp_order (WHAT "at
+# most once, ") on the series' code in GEOMETRY ("name machdep long
+# xlong"), counted, its line kept.
+wp_step() {
+	local what=$1 name machdep long xlong ok=1
+	read -r name machdep long xlong <<<"$2"
+	say "WP: ${what}series, $name"
+	if [[ -z $what ]]; then
+		wp_bound series "$machdep" "$long" "$xlong" "$name" || ok=0
+	else
+		wp_order series "$machdep" "$long" "$xlong" "$name" || ok=0
+	fi
 	counted "$ok"
-	lines+=("WP, series, $name: $WP_LINE")
+	lines+=("WP, ${what}series, $name: $WP_LINE")
+}
+for g in "${geometries[@]}"; do
+	wp_step "" "$g"
 done
 # 4. At most once: no port handed to handle_irq_for_port() twice in a
 # pass (patch 3), whatever the handlers raise meanwhile; WP, for the
 # series' code in the 64-bit geometry (x86_64, arm64).  With patch 3
 # reverted, its invariant bits_second is not established.
-read -r name machdep long xlong <<<"${geometries[0]}"
-say "WP: at most once, series, $name"
-ok=1
-wp_order series "$machdep" "$long" "$xlong" "$name" || ok=0
-counted "$ok"
-lines+=("WP, at most once, series, $name: $WP_LINE")
+wp_step "at most once, " "${geometries[0]}"
 
 # The lines of the released code that the width fixes change.
 rel=$out/released/events_2l.c
