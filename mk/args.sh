@@ -36,18 +36,10 @@ for goal in "$@"; do
 		kernel_image "$arch" >/dev/null ||
 			bad "ARCH=$arch: $name builds x86_64, arm or arm64 kernels"
 		[[ -z ${KCONFIG:-} || -f ${KCONFIG:-} ]] || bad "KCONFIG=$KCONFIG: no such file"
-		# A kernel configuration names its architecture in its first
-		# lines ("# Linux/arm 6.1.0 Kernel Configuration"; x86 or x86_64
-		# for x86_64, as ARCH was given), or by CONFIG_X86_64, CONFIG_ARM
-		# or CONFIG_ARM64; one that names none (a savedefconfig) is taken.
+		# A configuration for another architecture is refused; one that
+		# names none (a savedefconfig) is taken.
 		if [[ -n ${KCONFIG:-} ]]; then
-			cat="cat"
-			[[ $KCONFIG != *.xz ]] || cat="xz -dc"
-			karch=$($cat "$KCONFIG" 2>/dev/null | awk '
-				NR <= 5 && match($0, /^# Linux\/[a-z0-9_]+ /) { a = substr($0, 9, RLENGTH - 9); print (a == "x86" ? "x86_64" : a); exit }
-				/^CONFIG_X86_64=y$/ { print "x86_64"; exit }
-				/^CONFIG_ARM64=y$/ { print "arm64"; exit }
-				/^CONFIG_ARM=y$/ { print "arm"; exit }')
+			karch=$(kconfig_arch "$KCONFIG")
 			[[ -z $karch || $karch == "$arch" ]] || bad "KCONFIG=$KCONFIG: a configuration for $karch, not for ARCH=$arch"
 		fi
 		;;

@@ -214,23 +214,47 @@ deb_arch() {
 	esac
 }
 
-# kbuild_config SRC O ARCH LOG: the standard configuration of the build
-# directory O for ARCH, output appended to LOG.  x86_64: defconfig +
-# xen.config; arm: multi_v7_defconfig + CONFIG_XEN; arm64: defconfig +
-# CONFIG_XEN (which arm64's defconfig has already).
-kbuild_config() {
-	local src=$1 o=$2 arch=$3 log=$4
-	case $arch in
-	x86_64)
-		kmake "$src" "$o" "$arch" defconfig xen.config >>"$log" 2>&1
-		;;
-	arm | arm64)
-		kmake "$src" "$o" "$arch" "$([[ $arch == arm ]] && echo multi_v7_defconfig || echo defconfig)" >>"$log" 2>&1 &&
-			"$src/scripts/config" --file "$o/.config" --enable XEN &&
-			kmake "$src" "$o" "$arch" olddefconfig >>"$log" 2>&1
-		;;
-	*) die "no kernel configuration defined for ARCH '$arch'" ;;
+# kbuild_std ARCH: the standard configuration for ARCH, as make's targets
+# (kbuild_config's arguments to make) followed, after a "+", by the
+# options set on top: x86_64 "defconfig xen.config", arm
+# "multi_v7_defconfig + XEN", arm64 "defconfig + XEN" (which arm64's
+# defconfig has already).  Fails for any other ARCH.
+kbuild_std() {
+	case $1 in
+	x86_64) echo "defconfig xen.config" ;;
+	arm) echo "multi_v7_defconfig + XEN" ;;
+	arm64) echo "defconfig + XEN" ;;
+	*) return 1 ;;
 	esac
+}
+
+# kbuild_config SRC O ARCH LOG: the build directory O configured for ARCH
+# as kbuild_std says, output appended to LOG.
+kbuild_config() {
+	local src=$1 o=$2 arch=$3 log=$4 std targets opt
+	std=$(kbuild_std "$arch") || die "no kernel configuration defined for ARCH '$arch'"
+	read -ra targets <<<"${std%%+*}"
+	kmake "$src" "$o" "$arch" "${targets[@]}" >>"$log" 2>&1 || return
+	[[ $std == *+* ]] || return 0
+	for opt in ${std#*+}; do
+		"$src/scripts/config" --file "$o/.config" --enable "$opt" || return
+	done
+	kmake "$src" "$o" "$arch" olddefconfig >>"$log" 2>&1
+}
+
+# kconfig_arch FILE: the architecture a kernel configuration (FILE, or
+# FILE.xz compressed) is for, as ARCH names it: from its first lines
+# ("# Linux/arm 6.1.0 Kernel Configuration"; x86 is taken as x86_64), or
+# from CONFIG_X86_64, CONFIG_ARM64 or CONFIG_ARM; nothing for one that
+# names none (a savedefconfig), or that cannot be read.
+kconfig_arch() {
+	local cat=cat
+	[[ $1 != *.xz ]] || cat="xz -dc"
+	$cat "$1" 2>/dev/null | awk '
+		NR <= 5 && match($0, /^# Linux\/[a-z0-9_]+ /) { a = substr($0, 9, RLENGTH - 9); print (a == "x86" ? "x86_64" : a); exit }
+		/^CONFIG_X86_64=y$/ { print "x86_64"; exit }
+		/^CONFIG_ARM64=y$/ { print "arm64"; exit }
+		/^CONFIG_ARM=y$/ { print "arm"; exit }' || true
 }
 
 # dom0_config O LOG [keep] [ARCH]: configure the build directory O for a
@@ -240,8 +264,7 @@ kbuild_config() {
 # way CONFIG_XEN_DOM0 must end up =y.
 dom0_config() {
 	local o=$1 log=$2 keep=${3:-} arch=${4:-x86_64} std
-	std=$([[ $arch == x86_64 ]] && echo "defconfig xen.config" ||
-		echo "$([[ $arch == arm ]] && echo multi_v7_defconfig || echo defconfig) + CONFIG_XEN")
+	std=$(kbuild_std "$arch") || die "no kernel configuration defined for ARCH '$arch'"
 	if [[ -n ${KCONFIG:-} ]]; then
 		[[ -f $KCONFIG ]] || die "KCONFIG=$KCONFIG: no such file"
 		say "configuring from $KCONFIG (olddefconfig, ARCH=$arch)"

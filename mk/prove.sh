@@ -178,13 +178,22 @@ wp_count() {
 	}
 }
 
+# wp_logged RC WLOG CODE NAME: a WP step's log WLOG (exit status RC)
+# appended to make prove's log; the run stops if frama-c failed, else
+# its goals are counted (wp_count: WP_LINE).
+wp_logged() {
+	cat "$2" >>"$log"
+	(($1 == 0)) || die "frama-c (WP) failed on $3's events_2l.c ($4): see ${log#"$ROOT"/}"
+	wp_count "$2"
+}
+
 # wp_bound CODE GEOMETRY...: WP proves, for CODE's events_2l.c as EVA
 # ran it, wp-annotate.py's loop invariants, assigns and variants (one
 # pass visits at most B + 2 words) and wp_bits.h's lemmas, taking
 # find_first_bit() by its contract with the lowest set bit
 # (PROVE_FFB_LOWEST, which step 1 checks on the body); sets WP_LINE.
 wp_bound() {
-	local dir=$out/$1 machdep=$2 long=$3 xlong=$4 name=$5 wlog=$out/$1-$5-wp.log model=Typed defs=
+	local dir=$out/$1 machdep=$2 long=$3 xlong=$4 name=$5 wlog=$out/$1-$5-wp.log model=Typed defs='' rc
 	# 32-bit Arm: EVTCHN_FIRST_BIT() passes the xen_ulong_t word as
 	# (unsigned long *) and the contract reads it back as (xen_ulong_t *),
 	# a cast the Typed model refuses.  Typed+cast takes the pointer
@@ -204,12 +213,8 @@ wp_bound() {
 				-wp-prover z3-ce,cvc4 -wp-unfold-assigns -1 &&
 			echo "== WP, wp_bits.h's lemmas, $name" &&
 			wp -wp-prop @lemma -wp-prover z3,cvc4
-	} >"$wlog" 2>&1 || {
-		cat "$wlog" >>"$log"
-		die "frama-c (WP) failed on $1's events_2l.c ($name): see ${log#"$ROOT"/}"
-	}
-	cat "$wlog" >>"$log"
-	wp_count "$wlog"
+	} >"$wlog" 2>&1 && rc=0 || rc=$?
+	wp_logged "$rc" "$wlog" "$1" "$name"
 }
 
 # wp_order CODE GEOMETRY...: WP proves, for CODE's events_2l.c with
@@ -218,19 +223,15 @@ wp_bound() {
 # the ports' positions from the start port increase); sets WP_LINE.
 # The invariants wp_bound proves are taken here.
 wp_order() {
-	local dir=$out/$1-order machdep=$2 long=$3 xlong=$4 name=$5 wlog=$out/$1-$5-order.log model=Typed defs=-DPROVE_ORDER
+	local dir=$out/$1-order machdep=$2 long=$3 xlong=$4 name=$5 wlog=$out/$1-$5-order.log model=Typed defs=-DPROVE_ORDER rc
 	((long == xlong)) || model=Typed+cast
 	{
 		echo "== WP, at most once, $1, $name" &&
 			wp -wp-model "$model" -wp-fct evtchn_2l_handle_events \
 				-wp-prop order,bits_range,bits_first,bits_second,order_bits,at_most_once,order_start,order_S \
 				-wp-prover z3,cvc4 -wp-split
-	} >"$wlog" 2>&1 || {
-		cat "$wlog" >>"$log"
-		die "frama-c (WP) failed on $1's events_2l.c ($name): see ${log#"$ROOT"/}"
-	}
-	cat "$wlog" >>"$log"
-	wp_count "$wlog"
+	} >"$wlog" 2>&1 && rc=0 || rc=$?
+	wp_logged "$rc" "$wlog" "$1" "$name"
 }
 
 width_fixes_end
