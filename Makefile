@@ -21,7 +21,7 @@ ARGS_ERROR := $(shell ARCH='$(ARCH)' KCONFIG='$(KCONFIG)' DEB='$(DEB)' IMAGE='$(
 	DIR='$(DIR)' XEN_RUNS='$(XEN_RUNS)' XEN_TEST='$(XEN_TEST)' \
 	XEN_TEST_TIMEOUT='$(XEN_TEST_TIMEOUT)' XEN_TEST_EVENTS='$(XEN_TEST_EVENTS)' \
 	XEN_TEST_LOAD='$(XEN_TEST_LOAD)' XEN_TEST_LOAD_NICE='$(XEN_TEST_LOAD_NICE)' \
-	XEN_TEST_TCG='$(XEN_TEST_TCG)' XEN_TEST_FAULT='$(XEN_TEST_FAULT)' \
+	XEN_TEST_TCG='$(XEN_TEST_TCG)' XEN_TEST_QEMU='$(XEN_TEST_QEMU)' XEN_TEST_FAULT='$(XEN_TEST_FAULT)' \
 	XEN_TEST_GUEST_FAULTS='$(XEN_TEST_GUEST_FAULTS)' XEN_TEST_TRACE='$(XEN_TEST_TRACE)' \
 	XEN_TEST_SAVE='$(XEN_TEST_SAVE)' XEN_TEST_WIDTH='$(XEN_TEST_WIDTH)' \
 	XEN_TEST_WIDTH_RUNS='$(XEN_TEST_WIDTH_RUNS)' XEN_TEST_PORTS='$(XEN_TEST_PORTS)' DOMU='$(DOMU)' CI_HOG='$(CI_HOG)' CI_CCACHE='$(CI_CCACHE)' CI_FULL='$(CI_FULL)' mk/args.sh $(MAKECMDGOALS) 2>&1)
@@ -244,7 +244,7 @@ vee-report: deps
 #= XEN_TEST_EVENTS: events exchanged between dom0 and the guest (10000, 2000 on Arm)
 #= XEN_TEST_WIDTH: 0 or 1: the width bug stage (default 1 for ARCH=arm only)
 #= XEN_TEST_WIDTH_RUNS: runs of the width bug stage (default 1)
-#= DOMU: make xen-test's guest on x86_64, pv (default), pvh (the HVM upcall path) or pvh32 (32-bit PVH, the i386 kernel)
+#= DOMU: make xen-test's guest: on x86_64 pv (default), pvh (the HVM upcall path) or pvh32 (32-bit PVH, the i386 kernel); on arm64 arm32 (the arm kernel, 32-bit)
 #= XEN_TEST_PORTS: ports of dom0's evtchn-stress loop, max (every free one, the default) or an even number
 #= XEN_TEST_LOAD: busy processes per host core beside QEMU in make xen-test (default 0)
 #= XEN_TEST_LOAD_NICE: their nice value (default 0)
@@ -253,6 +253,7 @@ vee-report: deps
 #= CI_FULL: 1: make ci-cold's .ci/run runs the full make check (its cold time)
 #= CI_CCACHE: keep: make ci-cold keeps the last run's ccache (default empty)
 #= XEN_TEST_TCG: QEMU's TCG, multi (a thread per vCPU, the default) or single
+#= XEN_TEST_QEMU: make xen-test's QEMU, host (Debian 12's 7.2) or backports (bookworm-backports', unpacked in build/qemu-backports; the default with ARCH=arm64 DOMU=arm32)
 #= XEN_TEST_FAULT: late, stall or lost: the guest answers its event 100 late or never (test only)
 #= XEN_TEST_GUEST_FAULTS: 0: no pause, save and restore, and vCPU unplug of the guest during the exchange (default 1)
 #= XEN_TEST_SAVE: 0 or 1: the guest saved and restored among the guest faults (default 1 on x86 with the test kernel)

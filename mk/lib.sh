@@ -698,17 +698,21 @@ xen_test_args() {
 		{ echo "XEN_TEST_SAVE=1 needs ARCH=x86_64 (Xen on Arm cannot save a guest) and the guest faults (XEN_TEST_GUEST_FAULTS=1)"; return; }
 	v=${XEN_TEST_WIDTH:-}
 	[[ -z $v || $v == [01] ]] || { echo "XEN_TEST_WIDTH=$v: 0 or 1"; return; }
-	[[ $v != 1 ]] || [[ $arch == arm && -z $pkg ]] ||
-		{ echo "XEN_TEST_WIDTH=1 needs ARCH=arm (32-bit Arm, the bug's) and no DEB= or IMAGE="; return; }
+	[[ $v != 1 ]] || [[ ($arch == arm || ($arch == arm64 && ${DOMU:-} == arm32)) && -z $pkg ]] ||
+		{ echo "XEN_TEST_WIDTH=1 needs ARCH=arm or ARCH=arm64 DOMU=arm32 (32-bit Arm, the bug's) and no DEB= or IMAGE="; return; }
 	v=${XEN_TEST_WIDTH_RUNS:-1}
 	[[ $v =~ ^[1-9][0-9]*$ ]] || { echo "XEN_TEST_WIDTH_RUNS=$v: a number of runs, at least 1"; return; }
 	v=${XEN_TEST_PORTS:-max}
 	[[ $v == max ]] || { [[ $v =~ ^[1-9][0-9]*$ ]] && ((v % 2 == 0)); } ||
 		{ echo "XEN_TEST_PORTS=$v: max, or an even number of ports"; return; }
+	v=${XEN_TEST_QEMU:-host}
+	[[ $v == @(host|backports) ]] || { echo "XEN_TEST_QEMU=$v: host or backports"; return; }
 	v=${DOMU:-pv}
-	[[ $v == @(pv|pvh|pvh32) ]] || { echo "DOMU=$v: pv, pvh or pvh32"; return; }
-	[[ $v == pv || $arch == x86_64 ]] ||
+	[[ $v == @(pv|pvh|pvh32|arm32) ]] || { echo "DOMU=$v: pv, pvh or pvh32 (x86_64), arm32 (arm64)"; return; }
+	[[ $v != @(pvh|pvh32) || $arch == x86_64 ]] ||
 		{ echo "DOMU=$v needs ARCH=x86_64 (on Arm the guest is an Arm guest), not $arch"; return; }
-	[[ $v != pvh32 || -z $pkg ]] ||
-		{ echo "DOMU=pvh32 boots the i386 test kernel as the guest: not with DEB= or IMAGE="; return; }
+	[[ $v != arm32 || $arch == arm64 ]] ||
+		{ echo "DOMU=arm32 needs ARCH=arm64 (a 32-bit Arm guest of Xen arm64), not $arch"; return; }
+	[[ $v != @(pvh32|arm32) || -z $pkg ]] ||
+		{ echo "DOMU=$v boots the $([[ $v == pvh32 ]] && echo i386 || echo arm) test kernel as the guest: not with DEB= or IMAGE="; return; }
 }

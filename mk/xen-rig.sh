@@ -28,8 +28,9 @@
 #
 # The rig's variables, one structure by convention:
 # - set by the caller before rig_init: XEN_ARCH (default x86_64), PKG and
-#   PKG_KIND (a DEB= or IMAGE= kernel), GUEST32 (1: the 32-bit PVH guest,
-#   guest32_prepare; default 0);
+#   PKG_KIND (a DEB= or IMAGE= kernel), GUEST32 (1: a 32-bit guest, PVH
+#   on x86_64, AArch32 on arm64: guest32_prepare; default 0), XEN_TEST_QEMU
+#   (QEMU_FROM: host or backports);
 # - set by rig_init, read-only after it (its callers read them too): the
 #   machine (QEMU, DEB_ARCH, TRIPLET, KIMAGE, FOREIGN, SFX, LOAD_*), the
 #   paths (XBUILD, XROOT, XEN_ELF, KDIR, BZIMAGE, KCONFIG_FILE, DOM0_KERNEL,
@@ -37,7 +38,7 @@
 #   XEN_ARGS, XEN_CONFIG), dom0's base command line (DOM0_BASE_ARGS), what
 #   the kernel must have (KCONFIG_*), the guest's xl config (DOMU_CFG);
 # - set by rig_prepare and the package helpers: MODDIR, HAS_KUNIT, LIVE_KO;
-#   by guest32_prepare: GUEST32_IMAGE, GUEST32_MAP;
+#   by guest32_prepare: GUEST32_IMAGE, GUEST32_MAP, GUEST32_CONFIG;
 # - a caller's settings for run_qemu, set before it: QEMU_MEM, QEMU_EXTRA,
 #   qemu_tick; everything else run_qemu needs is its arguments;
 # - run_qemu's results: QEMU_STATUS, QEMU_TIME (and QEMU_PID meanwhile).
@@ -145,10 +146,15 @@ rig_init() {
 		DOMU_CFG=domU-arm.cfg
 		DOM0_KERNEL=$XBUILD/dom0-root/xen-test/kernel
 	fi
-	# make xen-test DOMU=pvh32 sets GUEST32=1: the 32-bit PVH guest
+	# make xen-test DOMU=pvh32 or arm32 sets GUEST32=1: a 32-bit guest
 	# (guest32_prepare).
 	GUEST32=${GUEST32:-0}
-	GUEST32_IMAGE='' GUEST32_MAP=''
+	# XEN_TEST_QEMU=host|backports: the host's QEMU (Debian 12's 7.2) or
+	# bookworm-backports' (fetch_qemu_backports).  A 32-bit guest of Xen
+	# arm64 takes the backport by default: QEMU 7.2 aborts under it
+	# (docs/live-xen.md).
+	QEMU_FROM=${XEN_TEST_QEMU:-$([[ $XEN_ARCH == arm64 && $GUEST32 == 1 ]] && echo backports || echo host)}
+	GUEST32_IMAGE='' GUEST32_MAP='' GUEST32_CONFIG=''
 	QEMU_PID=
 	# Set by the live labs (see above).
 	QEMU_MEM=2048
@@ -435,66 +441,89 @@ live_module() {
 		die "$dir/events_2l_live_kunit.ko missing after the module's build (see $log)"
 }
 
-# --------------------------------------------- the 32-bit PVH guest ---
-# make xen-test DOMU=pvh32 (x86_64, GUEST32=1): the guest is the i386
-# KUnit kernel (build/kunit-i386, configured with lab/xen/
-# xen-test-x86_32.config, built by mk/kunit.sh i386 when missing or
-# older than its sources) as a 32-bit PVH guest, with an initramfs of its
-# own (build/xen/domU32.cpio.gz): Debian's busybox-static for i386,
-# downloaded under a private APT configuration in build/xen/i386 (the
-# host's apt sources and dpkg architectures stay as they are),
-# evtchn-stress built with gcc -m32 (Debian packages libc6-dev-i386 and
-# lib32gcc-12-dev; the kernel's UAPI <asm/...> headers are the host's
-# x86_64 ones, which serve both widths: gcc-multilib, which would
-# provide them, conflicts with the cross compilers), and the live KUnit
-# module built against that kernel.  Sets GUEST32_IMAGE and GUEST32_MAP
-# (its System.map, for dom0's diagnostics); build_initramfs puts them,
-# the initramfs and lab/xen/domU-pvh32.cfg in dom0's /xen-test.
+# ------------------------------------------------- the 32-bit guests ---
+# GUEST32=1: the guest is a 32-bit kernel of dom0's architecture family.
+# make xen-test DOMU=pvh32 (x86_64): the i386 KUnit kernel (build/
+# kunit-i386, configured with lab/xen/xen-test-x86_32.config) as a
+# 32-bit PVH guest.  DOMU=arm32 (arm64): the arm KUnit kernel (build/
+# kunit-arm, lab/xen/xen-test-arm.config) as an AArch32 guest of Xen
+# arm64.  Either is built by mk/kunit.sh when missing or older than its
+# sources, and gets an initramfs of its own (build/xen[-ARCH]/
+# domU32.cpio.gz): Debian's busybox-static of its architecture (i386,
+# armhf), downloaded under a private APT configuration in build/xen[-
+# ARCH]/DEBARCH (the host's apt sources and dpkg architectures stay as
+# they are), evtchn-stress built for it, and the live KUnit module built
+# against its kernel.  On x86 evtchn-stress is built with gcc -m32
+# (Debian packages libc6-dev-i386 and lib32gcc-12-dev; the kernel's UAPI
+# <asm/...> headers are the host's x86_64 ones, which serve both widths:
+# gcc-multilib, which would provide them, conflicts with the cross
+# compilers); on Arm with arm-linux-gnueabihf-gcc.  Sets GUEST32_IMAGE and
+# GUEST32_MAP (its System.map, for dom0's diagnostics) and GUEST32_CONFIG
+# (its .config, for the width bug stage's kernels); build_initramfs
+# puts them, the initramfs and lab/xen/domU-{pvh32,arm32}.cfg in dom0's
+# /xen-test.
 guest32_prepare() {
-	local kdir bb=$XBUILD/i386/root/bin/busybox apt=$XBUILD/i386/apt opt f
+	local karch debarch img frag kdir bb apt opt f opts=() make_args=()
 	local inc=$XBUILD/stress32/include
+	case $XEN_ARCH in
+	x86_64)
+		karch=i386 debarch=i386 img=arch/x86/boot/bzImage frag=xen-test-x86_32.config
+		opts=(XEN_PVH)
+		mkdir -p "$inc"
+		ln -sfn "/usr/include/$TRIPLET/asm" "$inc/asm"
+		make_args=(CFLAGS="-O2 -m32" CC=gcc LDFLAGS="-static -m32" KHDR_INCLUDES="-I$inc")
+		;;
+	arm64)
+		karch=arm debarch=armhf img=arch/arm/boot/zImage frag=xen-test-arm.config
+		opts=(XEN SMP)
+		make_args=(CFLAGS=-O2 CC="$(cross_prefix arm)gcc" LDFLAGS=-static)
+		;;
+	*) die "guest32_prepare: no 32-bit guest on ARCH=$XEN_ARCH" ;;
+	esac
+	bb=$XBUILD/$debarch/root/bin/busybox apt=$XBUILD/$debarch/apt
 	# The cheap steps first: a missing package stops the run before the
 	# kernel's build.
-	mkdir -p "$inc"
-	ln -sfn "/usr/include/$TRIPLET/asm" "$inc/asm"
-	make -C "$STRESS_DIR" -s OUTPUT="$XBUILD/stress32/" CFLAGS="-O2 -m32" CC=gcc \
-		LDFLAGS="-static -m32" KHDR_INCLUDES="-I$inc" evtchn-stress xtrace-stalls >>"$PREPLOG" 2>&1 ||
-		die "cannot build evtchn-stress with gcc -m32 (Debian packages libc6-dev-i386, lib32gcc-12-dev; see $PREPLOG)"
+	mkdir -p "$XBUILD/stress32"
+	make -C "$STRESS_DIR" -s OUTPUT="$XBUILD/stress32/" "${make_args[@]}" \
+		evtchn-stress xtrace-stalls >>"$PREPLOG" 2>&1 ||
+		die "cannot build evtchn-stress for $karch with ${make_args[*]:0:2} (Debian packages: mk/packages; see $PREPLOG)"
 	if [[ ! -x $bb ]]; then
-		say "fetching Debian's busybox-static for i386 (private APT configuration in ${apt#"$ROOT"/})"
-		private_apt "$apt" i386 \
-			"deb [arch=i386] http://deb.debian.org/debian bookworm main" \
-			"?deb [arch=i386] http://deb.debian.org/debian-security bookworm-security main" ||
-			die "apt-get update for i386 failed (see ${apt#"$ROOT"/}/update.log)"
-		rm -rf "$XBUILD/i386/debs" "$XBUILD/i386/root"
-		mkdir -p "$XBUILD/i386/debs"
-		(cd "$XBUILD/i386/debs" && APT_CONFIG=$apt/apt.conf apt-get -q download busybox-static:i386) \
-			>>"$PREPLOG" 2>&1 || die "cannot download busybox-static:i386 (see $PREPLOG)"
-		for f in "$XBUILD/i386/debs"/*.deb; do
-			dpkg-deb -x "$f" "$XBUILD/i386/root" || die "cannot unpack $f"
+		say "fetching Debian's busybox-static for $debarch (private APT configuration in ${apt#"$ROOT"/})"
+		private_apt "$apt" "$debarch" \
+			"deb [arch=$debarch] http://deb.debian.org/debian bookworm main" \
+			"?deb [arch=$debarch] http://deb.debian.org/debian-security bookworm-security main" ||
+			die "apt-get update for $debarch failed (see ${apt#"$ROOT"/}/update.log)"
+		rm -rf "$XBUILD/$debarch/debs" "$XBUILD/$debarch/root"
+		mkdir -p "$XBUILD/$debarch/debs"
+		(cd "$XBUILD/$debarch/debs" && APT_CONFIG=$apt/apt.conf apt-get -q download "busybox-static:$debarch") \
+			>>"$PREPLOG" 2>&1 || die "cannot download busybox-static:$debarch (see $PREPLOG)"
+		for f in "$XBUILD/$debarch/debs"/*.deb; do
+			dpkg-deb -x "$f" "$XBUILD/$debarch/root" || die "cannot unpack $f"
 		done
-		[[ -x $bb ]] || die "busybox-static (i386) has no bin/busybox"
+		[[ -x $bb ]] || die "busybox-static ($debarch) has no bin/busybox"
 	fi
 	# Its own build directory, whatever KUNIT_BUILD_DIR says of dom0's.
-	kdir=$BUILD/kunit-i386
-	GUEST32_IMAGE=$kdir/arch/x86/boot/bzImage
+	kdir=$BUILD/kunit-$karch
+	GUEST32_IMAGE=$kdir/$img
 	GUEST32_MAP=$kdir/System.map
+	GUEST32_CONFIG=$kdir/.config
 	if [[ ${XEN_TEST_NO_BUILD:-} == 1 ]]; then
 		[[ -f $GUEST32_IMAGE ]] || die "$GUEST32_IMAGE missing (XEN_TEST_NO_BUILD=1)"
-	elif image_stale "$GUEST32_IMAGE" "$LAB/xen-test-x86_32.config"; then
-		say "building the 32-bit guest's kernel: mk/kunit.sh i386"
-		if ! KUNIT_BUILD_DIR='' "$ROOT/mk/kunit.sh" i386; then
-			! image_stale "$GUEST32_IMAGE" "$LAB/xen-test-x86_32.config" ||
-				die "mk/kunit.sh i386 failed"
-			warn "mk/kunit.sh i386 failed, but built $GUEST32_IMAGE: going on"
+	elif image_stale "$GUEST32_IMAGE" "$LAB/$frag"; then
+		say "building the 32-bit guest's kernel: mk/kunit.sh $karch"
+		if ! KUNIT_BUILD_DIR='' "$ROOT/mk/kunit.sh" "$karch"; then
+			! image_stale "$GUEST32_IMAGE" "$LAB/$frag" ||
+				die "mk/kunit.sh $karch failed"
+			warn "mk/kunit.sh $karch failed, but built $GUEST32_IMAGE: going on"
 		fi
 	fi
-	for opt in XEN_PVH HVC_XEN XEN_DEV_EVTCHN BLK_DEV_INITRD RD_GZIP DEVTMPFS \
+	for opt in "${opts[@]}" HVC_XEN XEN_DEV_EVTCHN BLK_DEV_INITRD RD_GZIP DEVTMPFS \
 		"${KCONFIG_KUNIT[@]}"; do
 		grep -qx "CONFIG_$opt=y" "$kdir/.config" ||
-			die "CONFIG_$opt=y missing in $kdir/.config (see lab/xen/xen-test-x86_32.config)"
+			die "CONFIG_$opt=y missing in $kdir/.config (see lab/xen/$frag)"
 	done
-	live_module "$kdir" i386 "" "$XBUILD/live32" "${L:-$LOGS/xen-rig-$XEN_ARCH}-live32-module.log"
+	live_module "$kdir" "$karch" "$(cross_prefix "$karch")" "$XBUILD/live32" \
+		"${L:-$LOGS/xen-rig-$XEN_ARCH}-live32-module.log"
 	busybox_root "$XBUILD/domU32-root" "$LAB/domU-init" "$bb" "$XBUILD/stress32/evtchn-stress" \
 		"$XBUILD/live32/events_2l_live_kunit.ko"
 	mkcpio "$XBUILD/domU32-root" "$XBUILD/domU32.cpio.gz"
@@ -706,10 +735,14 @@ build_initramfs() {
 	install -m 644 "$LAB/$DOMU_CFG" "$r/xen-test/domU.cfg"
 	# The PVH guest (make xen-test DOMU=pvh: dom0-init's xentest.domu=pvh).
 	((FOREIGN)) || install -m 644 "$LAB/domU-pvh.cfg" "$r/xen-test/domU-pvh.cfg"
-	# The 32-bit PVH guest (DOMU=pvh32): its kernel and initramfs.
+	# The 32-bit guest (DOMU=pvh32, arm32): its kernel and initramfs.
 	if ((GUEST32)); then
-		install -m 644 "$LAB/domU-pvh32.cfg" "$r/xen-test/domU-pvh32.cfg"
-		install -m 644 "$GUEST32_IMAGE" "$r/xen-test/bzImage32"
+		if ((FOREIGN)); then
+			install -m 644 "$LAB/domU-arm32.cfg" "$r/xen-test/domU-arm32.cfg"
+		else
+			install -m 644 "$LAB/domU-pvh32.cfg" "$r/xen-test/domU-pvh32.cfg"
+		fi
+		install -m 644 "$GUEST32_IMAGE" "$r/xen-test/kernel32"
 		install -m 644 "$XBUILD/domU32.cpio.gz" "$r/xen-test/domU32.cpio.gz"
 		[[ ! -f $GUEST32_MAP ]] || install -m 644 "$GUEST32_MAP" "$r/xen-test/System.map32"
 	fi
@@ -788,5 +821,46 @@ rig_prepare() {
 	check_kernel
 	build_live_module
 	fetch_xen
+	[[ $QEMU_FROM != backports ]] || fetch_qemu_backports
 	build_stress
+}
+
+# fetch_qemu_backports: QEMU_FROM=backports: Debian's QEMU from
+# bookworm-backports (built for Debian 12, its libraries the host's)
+# downloaded under a private APT configuration and unpacked in
+# build/qemu-backports (nothing is installed); QEMU then runs from there,
+# its firmware and data from there too (-L).  Its version is the one the
+# archive has; delete build/qemu-backports to fetch again.
+fetch_qemu_backports() {
+	local dir=$BUILD/qemu-backports apt tmp deb bin missing
+	apt=$dir/apt
+	bin=$dir/root/usr/bin/${QEMU[0]}
+	if [[ ! -x $bin || ! -f $dir/root/.version ]]; then
+		say "fetching Debian's QEMU from bookworm-backports (private APT configuration in ${apt#"$ROOT"/}; log: $PREPLOG)"
+		private_apt "$apt" amd64 \
+			"deb [arch=amd64] http://deb.debian.org/debian bookworm-backports main" ||
+			die "apt-get update for bookworm-backports failed (see ${apt#"$ROOT"/}/update.log)"
+		rm -rf "$dir/debs"
+		mkdir -p "$dir/debs"
+		(cd "$dir/debs" && APT_CONFIG=$apt/apt.conf apt-get -q download \
+			qemu-system-arm qemu-system-x86 qemu-system-data) >>"$PREPLOG" 2>&1 ||
+			die "cannot download QEMU from bookworm-backports (see $PREPLOG)"
+		tmp=$dir/root.tmp
+		rm -rf "$tmp"
+		mkdir -p "$tmp"
+		for deb in "$dir/debs"/*.deb; do
+			dpkg-deb -x "$deb" "$tmp" || die "cannot unpack $deb"
+		done
+		dpkg-deb -f "$dir/debs"/qemu-system-arm_*.deb Version >"$tmp/.version"
+		rm -rf "$dir/root"
+		mv "$tmp" "$dir/root"
+		[[ -x $bin ]] || die "QEMU from bookworm-backports has no usr/bin/${QEMU[0]}"
+	fi
+	# Built for Debian 12: the host's libraries, which QEMU 7.2's packages
+	# (mk/packages) bring; one missing stops the run here.
+	missing=$(ldd "$bin" | awk '/not found/ { print $1 }' | paste -sd' ')
+	[[ -z $missing ]] || die "${bin#"$ROOT"/} needs $missing, not on the host"
+	QEMU[0]=$bin
+	QEMU+=(-L "$dir/root/usr/share/qemu")
+	say "QEMU: ${QEMU[0]#"$ROOT"/} $(<"$dir/root/.version") (bookworm-backports)"
 }

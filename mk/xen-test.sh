@@ -102,15 +102,16 @@ unset DEB IMAGE
 err=$(xen_test_args "${XEN_ARCH:-x86_64}" "$PKG")
 [[ -z $err ]] || die "$err"
 GUEST32=0
-[[ ${DOMU:-pv} != pvh32 ]] || GUEST32=1
+[[ ${DOMU:-pv} != @(pvh32|arm32) ]] || GUEST32=1
 rig_init '' # the default directory
 verdict_init
 # Under TCG an Arm machine runs several times slower than an x86 one:
 # longer limits there, and a longer wait for an event in evtchn-stress.
-# The 32-bit PVH guest runs a stress of its own too: 900 s.
+# A 32-bit guest runs a stress of its own too: 900 s on x86, 2400 s on
+# Arm.
 TIMEOUT=600
 ((!GUEST32)) || TIMEOUT=900
-((!FOREIGN)) || TIMEOUT=1500
+((!FOREIGN)) || TIMEOUT=$( ((GUEST32)) && echo 2400 || echo 1500)
 TIMEOUT=${XEN_TEST_TIMEOUT:-$TIMEOUT}
 STRESS_TIMEOUT_MS=$( ((FOREIGN)) && echo 20000 || echo 2000)
 # 2000 round trips take about 15 s in an Arm guest under TCG (10000 on x86).
@@ -146,11 +147,15 @@ DOM0_ARGS+=" xentest.save=$SAVE"
 # 32-bit PVH guest, the i386 KUnit kernel (lab/xen/domU-pvh32.cfg,
 # guest32_prepare in mk/xen-rig.sh), 32-bit event words, which runs
 # evtchn-stress loop itself over every free port up to 1023 (a "domU
-# stress" stage).
+# stress" stage).  DOMU=arm32 (arm64): a 32-bit Arm guest of Xen arm64,
+# the arm KUnit kernel (lab/xen/domU-arm32.cfg, guest32_prepare), whose
+# xen_ulong_t is 64 bits and unsigned long 32 (patch 1's geometry), with
+# a stress of its own over every free port up to 4095.
 DOM0_ARGS+=" xentest.domu=${DOMU:-pv}"
 case ${DOMU:-pv} in
 pvh) GUEST_KIND=PVH ;;
 pvh32) GUEST_KIND=PVH32 ;;
+arm32) GUEST_KIND=ARM32 ;;
 esac
 
 # DEB= or IMAGE=: logs named xen-test-deb-* or -image-*, apart from the
@@ -168,8 +173,14 @@ PREPLOG=$L-prepare.log
 # $XBUILD/width/linux: the same path relative to the objects as the test
 # kernel's sources (../linux), so that ccache serves every object the
 # trees share.  XEN_TEST_WIDTH=0|1 turns the stage off or on (on by
-# default for ARCH=arm without DEB= or IMAGE=).
-WIDTH=${XEN_TEST_WIDTH:-$([[ $XEN_ARCH == arm && -z $PKG ]] && echo 1 || echo 0)}
+# default for ARCH=arm without DEB= or IMAGE=).  With ARCH=arm64
+# DOMU=arm32 the stage runs in the 32-bit Arm guest instead: the two
+# kernels are built with the guest's configuration and each boots as the
+# guest of the test kernel's dom0, which runs no other stage
+# (xentest.widthin=domu); on by default there too.
+WIDTH=${XEN_TEST_WIDTH:-$([[ ($XEN_ARCH == arm || ($XEN_ARCH == arm64 && $GUEST32 == 1)) && -z $PKG ]] && echo 1 || echo 0)}
+WIDTH_IN=dom0
+[[ $XEN_ARCH != arm64 ]] || WIDTH_IN=domu
 WIDTH_RUNS=${XEN_TEST_WIDTH_RUNS:-1}
 WIDTH_ROUNDS=2000
 WT=$XBUILD/width/linux
@@ -178,8 +189,9 @@ WOBJ=$XBUILD/width/kbuild
 # width_kernel NAME REV: $XBUILD/width/NAME-REV-CONFIG.zImage (CONFIG: a
 # hash of the test kernel's .config), built if missing; in WIDTH_IMAGE.
 width_kernel() {
-	local name=$1 rev=$2 out log=$LOGS/xen-test$SFX-width-build.log sum
-	sum=$(sha256sum "$KCONFIG_FILE" | cut -c1-12)
+	local name=$1 rev=$2 out log=$LOGS/xen-test$SFX-width-build.log sum config=$KCONFIG_FILE
+	[[ $WIDTH_IN == dom0 ]] || config=$GUEST32_CONFIG
+	sum=$(sha256sum "$config" | cut -c1-12)
 	out=$XBUILD/width/$name-${rev:0:12}-$sum.zImage
 	WIDTH_IMAGE=$out
 	[[ ! -f $out ]] || return 0
@@ -187,14 +199,14 @@ width_kernel() {
 	linux_worktree "$WT" "$rev" >>"$log" 2>&1 ||
 		{ WIDTH_ERR="cannot check $rev out in the worktree $WT (see $log)"; return 1; }
 	mkdir -p "$WOBJ"
-	cmp -s "$KCONFIG_FILE" "$WOBJ/.config.test" || cp "$KCONFIG_FILE" "$WOBJ/.config.test"
+	cmp -s "$config" "$WOBJ/.config.test" || cp "$config" "$WOBJ/.config.test"
 	[[ $WOBJ/.config -nt $WOBJ/.config.test ]] || cp "$WOBJ/.config.test" "$WOBJ/.config"
 	say "building the $name kernel ($(git -C "$WT" log -1 --format='%h %s' "$rev")) in ${WOBJ#"$ROOT"/}; log: $log"
 	setup_ccache
 	{ kmake "$WT" "$WOBJ" arm olddefconfig && kmake "$WT" "$WOBJ" arm -j"$(nproc)" zImage; } \
 		>>"$log" 2>&1 </dev/null ||
 		{ WIDTH_ERR="the $name kernel did not build (see $log)"; return 1; }
-	cp "$WOBJ/$KIMAGE" "$out.tmp"
+	cp "$WOBJ/arch/arm/boot/zImage" "$out.tmp"
 	mv "$out.tmp" "$out"
 }
 
@@ -204,8 +216,16 @@ width_kernel() {
 width_run() {
 	local serial=$L-width-$1-serial.log splat qtime=${QEMU_TIME:-0} qstatus=${QEMU_STATUS:-0}
 	WIDTH_LOG=$serial
-	run_qemu "$2" "$DOM0_ARGS xentest.mode=width xentest.watchdog=420 xentest.rounds=$WIDTH_ROUNDS" \
-		"$serial" 480
+	if [[ $WIDTH_IN == dom0 ]]; then
+		run_qemu "$2" "$DOM0_ARGS xentest.mode=width xentest.watchdog=420 xentest.rounds=$WIDTH_ROUNDS" \
+			"$serial" 480
+	else
+		# The kernel as the guest's: dom0's initramfs with it.
+		GUEST32_IMAGE=$2
+		build_initramfs
+		run_qemu "$DOM0_KERNEL" "$DOM0_ARGS xentest.mode=width xentest.widthin=domu xentest.watchdog=840 xentest.guest=600 xentest.rounds=$WIDTH_ROUNDS" \
+			"$serial" 900
+	fi
 	QEMU_TIME=$qtime QEMU_STATUS=$qstatus
 	WIDTH_RC=$(marker_rc "$serial" width)
 	WIDTH_LINE=$(between "$serial" width | grep -m1 '^width: ') || true
@@ -275,7 +295,11 @@ width_stage() {
 			plo=$((plo + lost)) pr=$((pr + rounds))
 		fi
 	done
-	local out=$BUILD/out/width.txt base_sum p1_sum lost_line
+	local out=$BUILD/out/width.txt base_sum p1_sum lost_line where="dom0 with xen.fifo_events=0 runs evtchn-stress"
+	if [[ $WIDTH_IN == domu ]]; then
+		out=$BUILD/out/width-arm32-guest.txt
+		where="a 32-bit Arm guest of it, xen.fifo_events=0, runs evtchn-stress"
+	fi
 	mkdir -p "$BUILD/out"
 	rm -f "$out"
 	if ((ok)); then
@@ -285,8 +309,8 @@ width_stage() {
 		base_sum="$lost_line, on ports 2048-4095 only, in each of $WIDTH_RUNS run(s)"
 		p1_sum="$plo lost in $pr rounds ($WIDTH_RUNS run(s) of $WIDTH_ROUNDS)"
 		{
-			echo "Patch 1's bug live (make xen-test ARCH=arm): Xen $(<"$XROOT/.version") armhf"
-			echo "under QEMU TCG, 2 vCPUs; dom0 with xen.fifo_events=0 runs evtchn-stress"
+			echo "Patch 1's bug live (make xen-test ARCH=$XEN_ARCH${DOMU:+ DOMU=$DOMU}): Xen $(<"$XROOT/.version") $DEB_ARCH"
+			echo "under QEMU TCG, 2 vCPUs; $where"
 			echo "width (a port in each word 32-63 and two in each word 1-31 on vCPU 0, a"
 			echo "low and a high one raised together from vCPU 1):"
 			echo "  $name as released: $lost_line,"

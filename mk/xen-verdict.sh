@@ -331,6 +331,10 @@ judge() {
 		fail "domU boot" "the 32-bit PVH guest says '$(grep -m1 '^xen-test: domU machine:' "$du" || echo 'no machine line')', not i386-i686 (see $du)"
 	elif [[ $GUEST_KIND == PVH32 ]]; then
 		pass "domU boot" "ok (32-bit PVH, $(sed -n 's/^xen-test: domU machine: //p' "$du" | head -n 1), HVM callback vector, 2-level ABI, powered off)"
+	elif [[ $GUEST_KIND == ARM32 ]] && ! grep -q '^xen-test: domU machine: armv7l$' "$du"; then
+		fail "domU boot" "the 32-bit Arm guest says '$(grep -m1 '^xen-test: domU machine:' "$du" || echo 'no machine line')', not armv7l (see $du)"
+	elif [[ $GUEST_KIND == ARM32 ]]; then
+		pass "domU boot" "ok (32-bit Arm guest of Xen arm64, armv7l, 2-level ABI, powered off)"
 	elif [[ $GUEST_KIND == PVH ]]; then
 		pass "domU boot" "ok (PVH, HVM callback vector, 2-level ABI, powered off)"
 	else
@@ -349,6 +353,10 @@ judge() {
 	# 1023 (word 31: ports 992-1023), which dom0's stress cannot reach.
 	[[ $GUEST_KIND != PVH32 ]] ||
 		stress_stage "domU stress" "$du" domU-stress 992 "all 32 words (word 31: ports 992-1023)" max
+	# The 32-bit Arm guest's: 64-bit words, a 32-bit unsigned long (patch
+	# 1's geometry), every port up to 4095 (words 32-63: ports 2048-4095).
+	[[ $GUEST_KIND != ARM32 ]] ||
+		stress_stage "domU stress" "$du" domU-stress 4032 "words 32-63 (ports 2048-4095)" max
 
 	# exchange: the guest's serve and dom0's peer, each must end with
 	# "exchange: N events sent, N received, 0 lost", the same N: N =
@@ -511,6 +519,7 @@ verdict_main() {
 	# A PVH guest (make xen-test DOMU=pvh) must take the HVM upcall path.
 	[[ $cmdline != *xentest.domu=pvh* ]] || GUEST_KIND=PVH
 	[[ $cmdline != *xentest.domu=pvh32* ]] || GUEST_KIND=PVH32
+	[[ $cmdline != *xentest.domu=arm32* ]] || GUEST_KIND=ARM32
 	split_logs
 	judge
 	echo "xen-test: $PASSED passed, $FAILED failed"
