@@ -655,6 +655,34 @@ private_apt() {
 	return 0
 }
 
+# apt_unpack APT ARCH DEST LOG PACKAGE... -- LINE...: Debian's PACKAGEs
+# (names, or name:arch) downloaded under private_apt's configuration APT
+# for ARCH and the sources LINE... (into APT/debs, emptied first) and
+# unpacked into DEST, made anew through DEST.tmp; apt-get download's
+# output appended to LOG.  Any failure stops the run with a line naming
+# it.  What each caller's packages must hold, it checks itself.
+apt_unpack() {
+	local apt=$1 arch=$2 dest=$3 log=$4 deb
+	local -a pkgs=()
+	shift 4
+	while (($#)) && [[ $1 != -- ]]; do
+		pkgs+=("$1")
+		shift
+	done
+	shift
+	private_apt "$apt" "$arch" "$@" ||
+		die "apt-get update for $arch failed (see ${apt#"${ROOT:-}"/}/update.log)"
+	rm -rf "$apt/debs" "$dest.tmp"
+	mkdir -p "$apt/debs" "$dest.tmp"
+	(cd "$apt/debs" && APT_CONFIG=$apt/apt.conf apt-get -q download "${pkgs[@]}") >>"$log" 2>&1 ||
+		die "cannot download Debian's ${pkgs[*]} (see $log)"
+	for deb in "$apt/debs"/*.deb; do
+		dpkg-deb -x "$deb" "$dest.tmp" || die "cannot unpack $deb"
+	done
+	rm -rf "$dest"
+	mv "$dest.tmp" "$dest"
+}
+
 # ci_cold_args: make ci-cold's CI_* variables checked: prints a line
 # naming the first bad one and what it may be; nothing when all are good.
 # mk/args.sh and mk/ci-cold.sh call it.

@@ -356,39 +356,26 @@ fetch_xen() {
 # dpkg architectures stay as they are).  Xen's version is the one the
 # archive has; delete build/xen-ARCH to fetch again.
 fetch_xen_foreign() {
-	local apt=$XBUILD/apt tmp deb p ver hv
+	local apt=$XBUILD/apt p hv
 	hv=boot/xen-$XEN_SERIES-$DEB_ARCH
 	if [[ -f $XROOT/.version && -f $XEN_ELF ]]; then
 		return
 	fi
 	say "fetching Debian's Xen $XEN_SERIES, its tools and busybox for $DEB_ARCH (private APT configuration in ${apt#"$ROOT"/}; log: $PREPLOG)"
-	mkdir -p "$XBUILD/debs"
-	private_apt "$apt" "$DEB_ARCH" \
+	# .version last: a root without it is fetched again.
+	apt_unpack "$apt" "$DEB_ARCH" "$XROOT" "$PREPLOG" \
+		"${XEN_PKGS[@]/%/:$DEB_ARCH}" "${ARM_PKGS[@]/%/:$DEB_ARCH}" -- \
 		"deb [arch=$DEB_ARCH] http://deb.debian.org/debian bookworm main" \
 		"?deb [arch=$DEB_ARCH] http://deb.debian.org/debian bookworm-updates main" \
-		"?deb [arch=$DEB_ARCH] http://deb.debian.org/debian-security bookworm-security main" ||
-		die "apt-get update for $DEB_ARCH failed (see ${apt#"$ROOT"/}/update.log)"
-	rm -f "$XBUILD/debs"/*.deb
-	(cd "$XBUILD/debs" && APT_CONFIG=$apt/apt.conf apt-get -q download \
-		"${XEN_PKGS[@]/%/:$DEB_ARCH}" "${ARM_PKGS[@]/%/:$DEB_ARCH}") >>"$PREPLOG" 2>&1 ||
-		die "cannot download Debian's $DEB_ARCH packages ${XEN_PKGS[*]} ${ARM_PKGS[*]} (see $PREPLOG)"
-	tmp=$XBUILD/root.tmp
-	rm -rf "$tmp"
-	mkdir -p "$tmp"
-	for deb in "$XBUILD/debs"/*.deb; do
-		dpkg-deb -x "$deb" "$tmp" || die "cannot unpack $deb"
-	done
-	[[ -f $tmp/$hv ]] || die "xen-hypervisor-$XEN_SERIES-$DEB_ARCH has no $hv"
+		"?deb [arch=$DEB_ARCH] http://deb.debian.org/debian-security bookworm-security main"
+	[[ -f $XROOT/$hv ]] || die "xen-hypervisor-$XEN_SERIES-$DEB_ARCH has no $hv"
 	for p in "${XEN_TOOLS[@]}"; do
-		[[ -x $tmp$XEN_BIN/$p ]] || die "xen-utils-$XEN_SERIES ($DEB_ARCH) has no $XEN_BIN/$p"
+		[[ -x $XROOT$XEN_BIN/$p ]] || die "xen-utils-$XEN_SERIES ($DEB_ARCH) has no $XEN_BIN/$p"
 	done
-	[[ -x $tmp/bin/busybox ]] || die "busybox-static ($DEB_ARCH) has no bin/busybox"
-	ver=$(dpkg-deb -f "$XBUILD/debs/xen-hypervisor-$XEN_SERIES-${DEB_ARCH}_"*.deb Version)
-	cp "$tmp/$hv" "$XEN_ELF.tmp"
+	[[ -x $XROOT/bin/busybox ]] || die "busybox-static ($DEB_ARCH) has no bin/busybox"
+	cp "$XROOT/$hv" "$XEN_ELF.tmp"
 	mv "$XEN_ELF.tmp" "$XEN_ELF"
-	echo "$ver" >"$tmp/.version"
-	rm -rf "$XROOT"
-	mv "$tmp" "$XROOT"
+	dpkg-deb -f "$apt/debs/xen-hypervisor-$XEN_SERIES-${DEB_ARCH}_"*.deb Version >"$XROOT/.version"
 }
 
 # find_deb PACKAGE VERSION: the downloaded .deb of that version, if any.
@@ -463,7 +450,7 @@ live_module() {
 # puts them, the initramfs and lab/xen/domU-{pvh32,arm32}.cfg in dom0's
 # /xen-test.
 guest32_prepare() {
-	local karch debarch img frag kdir bb apt opt f opts=() make_args=()
+	local karch debarch img frag kdir bb apt opt opts=() make_args=()
 	local inc=$XBUILD/stress32/include
 	case $XEN_ARCH in
 	x86_64)
@@ -489,17 +476,9 @@ guest32_prepare() {
 		die "cannot build evtchn-stress for $karch with ${make_args[*]:0:2} (Debian packages: mk/packages; see $PREPLOG)"
 	if [[ ! -x $bb ]]; then
 		say "fetching Debian's busybox-static for $debarch (private APT configuration in ${apt#"$ROOT"/})"
-		private_apt "$apt" "$debarch" \
+		apt_unpack "$apt" "$debarch" "$XBUILD/$debarch/root" "$PREPLOG" "busybox-static:$debarch" -- \
 			"deb [arch=$debarch] http://deb.debian.org/debian bookworm main" \
-			"?deb [arch=$debarch] http://deb.debian.org/debian-security bookworm-security main" ||
-			die "apt-get update for $debarch failed (see ${apt#"$ROOT"/}/update.log)"
-		rm -rf "$XBUILD/$debarch/debs" "$XBUILD/$debarch/root"
-		mkdir -p "$XBUILD/$debarch/debs"
-		(cd "$XBUILD/$debarch/debs" && APT_CONFIG=$apt/apt.conf apt-get -q download "busybox-static:$debarch") \
-			>>"$PREPLOG" 2>&1 || die "cannot download busybox-static:$debarch (see $PREPLOG)"
-		for f in "$XBUILD/$debarch/debs"/*.deb; do
-			dpkg-deb -x "$f" "$XBUILD/$debarch/root" || die "cannot unpack $f"
-		done
+			"?deb [arch=$debarch] http://deb.debian.org/debian-security bookworm-security main"
 		[[ -x $bb ]] || die "busybox-static ($debarch) has no bin/busybox"
 	fi
 	# Its own build directory, whatever KUNIT_BUILD_DIR says of dom0's.
@@ -832,29 +811,15 @@ rig_prepare() {
 # its firmware and data from there too (-L).  Its version is the one the
 # archive has; delete build/qemu-backports to fetch again.
 fetch_qemu_backports() {
-	local dir=$BUILD/qemu-backports apt tmp deb bin missing
+	local dir=$BUILD/qemu-backports apt bin missing
 	apt=$dir/apt
 	bin=$dir/root/usr/bin/${QEMU[0]}
 	if [[ ! -x $bin || ! -f $dir/root/.version ]]; then
 		say "fetching Debian's QEMU from bookworm-backports (private APT configuration in ${apt#"$ROOT"/}; log: $PREPLOG)"
-		private_apt "$apt" amd64 \
-			"deb [arch=amd64] http://deb.debian.org/debian bookworm-backports main" ||
-			die "apt-get update for bookworm-backports failed (see ${apt#"$ROOT"/}/update.log)"
-		rm -rf "$dir/debs"
-		mkdir -p "$dir/debs"
-		(cd "$dir/debs" && APT_CONFIG=$apt/apt.conf apt-get -q download \
-			qemu-system-arm qemu-system-x86 qemu-system-data) >>"$PREPLOG" 2>&1 ||
-			die "cannot download QEMU from bookworm-backports (see $PREPLOG)"
-		tmp=$dir/root.tmp
-		rm -rf "$tmp"
-		mkdir -p "$tmp"
-		for deb in "$dir/debs"/*.deb; do
-			dpkg-deb -x "$deb" "$tmp" || die "cannot unpack $deb"
-		done
-		dpkg-deb -f "$dir/debs"/qemu-system-arm_*.deb Version >"$tmp/.version"
-		rm -rf "$dir/root"
-		mv "$tmp" "$dir/root"
+		apt_unpack "$apt" amd64 "$dir/root" "$PREPLOG" qemu-system-arm qemu-system-x86 qemu-system-data -- \
+			"deb [arch=amd64] http://deb.debian.org/debian bookworm-backports main"
 		[[ -x $bin ]] || die "QEMU from bookworm-backports has no usr/bin/${QEMU[0]}"
+		dpkg-deb -f "$apt/debs"/qemu-system-arm_*.deb Version >"$dir/root/.version"
 	fi
 	# Built for Debian 12: the host's libraries, which QEMU 7.2's packages
 	# (mk/packages) bring; one missing stops the run here.

@@ -179,8 +179,7 @@ PREPLOG=$L-prepare.log
 # guest of the test kernel's dom0, which runs no other stage
 # (xentest.widthin=domu); on by default there too.
 WIDTH=${XEN_TEST_WIDTH:-$([[ ($XEN_ARCH == arm || ($XEN_ARCH == arm64 && $GUEST32 == 1)) && -z $PKG ]] && echo 1 || echo 0)}
-WIDTH_IN=dom0
-[[ $XEN_ARCH != arm64 ]] || WIDTH_IN=domu
+WIDTH_IN=$( ((GUEST32)) && echo domu || echo dom0)
 WIDTH_RUNS=${XEN_TEST_WIDTH_RUNS:-1}
 WIDTH_ROUNDS=2000
 WT=$XBUILD/width/linux
