@@ -24,7 +24,7 @@ ARGS_ERROR := $(shell ARCH='$(ARCH)' KCONFIG='$(KCONFIG)' DEB='$(DEB)' IMAGE='$(
 	XEN_TEST_TCG='$(XEN_TEST_TCG)' XEN_TEST_QEMU='$(XEN_TEST_QEMU)' XEN_TEST_FAULT='$(XEN_TEST_FAULT)' \
 	XEN_TEST_GUEST_FAULTS='$(XEN_TEST_GUEST_FAULTS)' XEN_TEST_TRACE='$(XEN_TEST_TRACE)' \
 	XEN_TEST_SAVE='$(XEN_TEST_SAVE)' XEN_TEST_WIDTH='$(XEN_TEST_WIDTH)' \
-	XEN_TEST_WIDTH_RUNS='$(XEN_TEST_WIDTH_RUNS)' XEN_TEST_PORTS='$(XEN_TEST_PORTS)' DOMU='$(DOMU)' CI_HOG='$(CI_HOG)' CI_CCACHE='$(CI_CCACHE)' CI_FULL='$(CI_FULL)' mk/args.sh $(MAKECMDGOALS) 2>&1)
+	XEN_TEST_WIDTH_RUNS='$(XEN_TEST_WIDTH_RUNS)' XEN_TEST_PORTS='$(XEN_TEST_PORTS)' DOMU='$(DOMU)' XEN='$(XEN)' CI_HOG='$(CI_HOG)' CI_CCACHE='$(CI_CCACHE)' CI_FULL='$(CI_FULL)' mk/args.sh $(MAKECMDGOALS) 2>&1)
 ifneq ($(ARGS_ERROR),)
 $(error $(ARGS_ERROR))
 endif
@@ -237,13 +237,14 @@ vee-report: deps
 #= VERDICT_TEST: 0: make check leaves the xen-test verdict's self-test out
 #= PROVE: 0: make check leaves make prove out
 #= XEN_TEST: 0: make check leaves the live tests on Xen out
-#= XEN_TEST_ARCHS: make check's live tests' architectures (default x86_64 arm)
+#= XEN_TEST_ARCHS: make check's live runs, each ARCH[:XEN[:DOMU]] (default x86_64 x86_64:4.20:pvh arm)
 #= XEN_RUNS: make xen-runs' runs (default 10)
 #= XEN_TEST_NO_BUILD: 1: make xen-test boots the KUnit kernel as it is, never rebuilt
 #= XEN_TEST_TIMEOUT: make xen-test's limit for QEMU, seconds (600, 1500 on Arm)
 #= XEN_TEST_EVENTS: events exchanged between dom0 and the guest (10000, 2000 on Arm)
 #= XEN_TEST_WIDTH: 0 or 1: the width bug stage (default 1 for ARCH=arm only)
 #= XEN_TEST_WIDTH_RUNS: runs of the width bug stage (default 1)
+#= XEN: make xen-test's Xen, 4.17 (Debian 12's, the default) or 4.20 (Debian 13's; x86_64 and arm64)
 #= DOMU: make xen-test's guest: on x86_64 pv (default), pvh (the HVM upcall path) or pvh32 (32-bit PVH, the i386 kernel); on arm64 arm32 (the arm kernel, 32-bit)
 #= XEN_TEST_PORTS: ports of dom0's evtchn-stress loop, max (every free one, the default) or an even number
 #= XEN_TEST_LOAD: busy processes per host core beside QEMU in make xen-test (default 0)

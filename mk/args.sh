@@ -63,13 +63,9 @@ for goal in "$@"; do
 		;;
 	check)
 		[[ ${KUNIT_CONFIGS:-} == none ]] || each KUNIT_CONFIGS "$KUNIT_ALL_CONFIGS"
-		each XEN_TEST_ARCHS "$XEN_TEST_ALL_ARCHES"
-		if [[ ${XEN_TEST:-1} != 0 ]]; then
-			for a in ${XEN_TEST_ARCHS:-x86_64 arm}; do
-				err=$(xen_test_args "$a" "")
-				[[ -z $err ]] || bad "$err (make check's live test on $a)"
-			done
-		fi
+		for w in ${XEN_TEST_ARCHS:-$XEN_TEST_DEFAULT_RUNS}; do
+			err=$(live_run "$w") || bad "$err"
+		done
 		each BISECT_VARIANTS "$BISECT_ALL_VARIANTS"
 		;;
 	ci-cold)

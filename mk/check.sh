@@ -31,9 +31,8 @@ for cfg in $configs; do
 		die "KUNIT_CONFIGS: unknown configuration '$cfg' ($ALL_CONFIGS, or none)"
 done
 # Checked here too, before any kernel is built.
-for a in ${XEN_TEST_ARCHS:-}; do
-	[[ " $XEN_TEST_ALL_ARCHES " == *" $a "* ]] ||
-		die "XEN_TEST_ARCHS: unknown architecture '$a' ($XEN_TEST_ALL_ARCHES)"
+for w in ${XEN_TEST_ARCHS:-$XEN_TEST_DEFAULT_RUNS}; do
+	err=$(live_run "$w") || die "$err"
 done
 SANITIZERS="CONFIG_KASAN=y CONFIG_UBSAN=y CONFIG_UBSAN_SHIFT=y CONFIG_UBSAN_BOUNDS=y"
 RT="CONFIG_EXPERT=y CONFIG_DEBUG_KERNEL=y CONFIG_PREEMPT_RT=y CONFIG_DEBUG_ATOMIC_SLEEP=y
@@ -243,21 +242,20 @@ if [[ ${PROVE:-1} != 0 && $SERIES_BASE == "$MAIN_BASE" ]]; then
 	run_counted prove prove prove.sh
 fi
 
-# Then the live test on Xen 4.17 in QEMU (mk/xen-test.sh) for each
-# architecture of XEN_TEST_ARCHS (default: x86_64 arm): the KUnit kernel
-# of that architecture as dom0 and guest, and on arm the width bug stage
-# (the base loses events on ports 2048-4095, the base with patch 1 none);
-# each of its stages counts.  XEN_TEST=0 leaves it out (say so in any
-# result you quote).
+# Then the live test on Xen in QEMU (mk/xen-test.sh) for each run of
+# XEN_TEST_ARCHS, ARCH[:XEN[:DOMU]] (default XEN_TEST_DEFAULT_RUNS in
+# mk/lib.sh: x86_64 on Xen 4.17 with the PV guest, x86_64 on Xen 4.20
+# with the PVH guest, arm on 4.17): the KUnit kernel of that architecture
+# as dom0 and guest, and on arm the width bug stage (the base loses events
+# on ports 2048-4095, the base with patch 1 none); each of its stages
+# counts.  XEN_TEST=0 leaves it out (say so in any result you quote).
 if [[ ${XEN_TEST:-1} != 0 ]]; then
-	for a in ${XEN_TEST_ARCHS:-x86_64 arm}; do
-		case $a in
-		x86_64) sfx= ;;
-		arm | arm64) sfx=-$a ;;
-		*) die "XEN_TEST_ARCHS: unknown architecture '$a' (x86_64, arm, arm64)" ;;
-		esac
-		say "== live on Xen, $a (mk/xen-test.sh)"
-		XEN_ARCH=$a OUT_NAME=xen-test$sfx run_counted xen-test "xen-live$sfx" xen-test.sh
+	for w in ${XEN_TEST_ARCHS:-$XEN_TEST_DEFAULT_RUNS}; do
+		live_run "$w" >/dev/null
+		n=$(xen_test_name "$LR_ARCH" "$LR_XEN" "$LR_DOMU")
+		say "== live on Xen $LR_XEN, $LR_ARCH, $LR_DOMU guest (mk/xen-test.sh)"
+		XEN_ARCH=$LR_ARCH XEN=$LR_XEN DOMU=$LR_DOMU OUT_NAME=$n \
+			run_counted xen-test "xen-live${n#xen-test}" xen-test.sh
 	done
 else
 	results+=("xen-live     left out (XEN_TEST=0)")

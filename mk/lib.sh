@@ -25,6 +25,10 @@ MAIN_BASE=7.3
 KUNIT_ARCHES="x86_64 arm64 arm i386"
 KUNIT_ALL_CONFIGS="x86_64 arm64 arm i386 x86_64-rt i386-rt x86_64-san arm-san"
 XEN_TEST_ALL_ARCHES="x86_64 arm arm64"
+# make check's live runs (XEN_TEST_ARCHS, live_run): x86_64 on Debian 12's
+# Xen 4.17 with the PV guest, x86_64 on Debian 13's Xen 4.20 with the PVH
+# guest, 32-bit Arm on 4.17 (Debian 13 has no Xen for armhf).
+XEN_TEST_DEFAULT_RUNS="x86_64 x86_64:4.20:pvh arm"
 BISECT_ALL_VARIANTS="x86_64 i386 arm x86_64-m x86_64-clang"
 SERIES_BASE=${BASE:-${SERIES_BASE:-$MAIN_BASE}}
 unset BASE
@@ -692,6 +696,34 @@ ci_cold_args() {
 	[[ ${CI_FULL:-0} =~ ^[01]$ ]] || { echo "CI_FULL=$CI_FULL: 0 or 1"; return; }
 }
 
+# xen_test_name ARCH XEN DOMU: the name of a make xen-test run's logs in
+# build/logs (and of make check's .out of it): xen-test, then -ARCH unless
+# x86_64, -XEN unless 4.17, -DOMU unless pv (empty XEN and DOMU: the
+# defaults).
+xen_test_name() {
+	local n=xen-test
+	[[ $1 == x86_64 ]] || n+=-$1
+	[[ ${2:-4.17} == 4.17 ]] || n+=-$2
+	[[ ${3:-pv} == pv ]] || n+=-$3
+	echo "$n"
+}
+
+# live_run WORD: one word of make check's XEN_TEST_ARCHS, ARCH[:XEN[:DOMU]]
+# (x86_64, arm, x86_64:4.20:pvh), into LR_ARCH, LR_XEN (default 4.17) and
+# LR_DOMU (default pv), each checked with xen_test_args; a bad word
+# prints one line naming it and what is accepted, and returns 1.
+live_run() {
+	local rest err
+	IFS=: read -r LR_ARCH LR_XEN LR_DOMU rest <<<"$1"
+	LR_XEN=${LR_XEN:-4.17} LR_DOMU=${LR_DOMU:-pv}
+	if [[ -n $rest || " $XEN_TEST_ALL_ARCHES " != *" $LR_ARCH "* ]]; then
+		echo "XEN_TEST_ARCHS: '$1' is not ARCH[:XEN[:DOMU]] with ARCH one of $XEN_TEST_ALL_ARCHES (e.g. x86_64:4.20:pvh)"
+		return 1
+	fi
+	err=$(XEN=$LR_XEN DOMU=$LR_DOMU xen_test_args "$LR_ARCH" "")
+	[[ -z $err ]] || { echo "XEN_TEST_ARCHS: '$1': $err"; return 1; }
+}
+
 # xen_test_args ARCH PKG: make xen-test's XEN_TEST_* variables checked for
 # ARCH (PKG: the DEB= or IMAGE= kernel, empty for the test kernel):
 # prints a line naming the first bad one, the value and what it may be;
@@ -733,6 +765,10 @@ xen_test_args() {
 	v=${XEN_TEST_PORTS:-max}
 	[[ $v == max ]] || { [[ $v =~ ^[1-9][0-9]*$ ]] && ((v % 2 == 0)); } ||
 		{ echo "XEN_TEST_PORTS=$v: max, or an even number of ports"; return; }
+	v=${XEN:-4.17}
+	[[ $v == @(4.17|4.20) ]] || { echo "XEN=$v: 4.17 (Debian 12's Xen) or 4.20 (Debian 13's)"; return; }
+	[[ $v != 4.20 || $arch != arm ]] ||
+		{ echo "XEN=4.20 needs ARCH=x86_64 or arm64 (Debian 13 has no Xen for armhf), not arm"; return; }
 	v=${XEN_TEST_QEMU:-host}
 	[[ $v == @(host|backports) ]] || { echo "XEN_TEST_QEMU=$v: host or backports"; return; }
 	v=${DOMU:-pv}

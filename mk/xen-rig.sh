@@ -27,14 +27,16 @@
 # stage_xen_tools, mkcpio, landmark) serve the live labs' own images.
 #
 # The rig's variables, one structure by convention:
-# - set by the caller before rig_init: XEN_ARCH (default x86_64), PKG and
+# - set by the caller before rig_init: XEN_ARCH (default x86_64), XEN
+#   (4.17, the default, or 4.20), PKG and
 #   PKG_KIND (a DEB= or IMAGE= kernel), GUEST32 (1: a 32-bit guest, PVH
 #   on x86_64, AArch32 on arm64: guest32_prepare; default 0), XEN_TEST_QEMU
 #   (QEMU_FROM: host or backports);
 # - set by rig_init, read-only after it (its callers read them too): the
 #   machine (QEMU, DEB_ARCH, TRIPLET, KIMAGE, FOREIGN, SFX, LOAD_*), the
 #   paths (XBUILD, XROOT, XEN_ELF, KDIR, BZIMAGE, KCONFIG_FILE, DOM0_KERNEL,
-#   STRESS, LIVE_DIR), Xen (XEN_SERIES, XEN_PKGS, ARM_PKGS, XEN_TOOLS,
+#   STRESS, LIVE_DIR), Xen (XEN_SERIES, XEN_SUITE, APT_ROOT, XEN_PKGS,
+#   LIB_PKGS, XEN_TOOLS,
 #   XEN_ARGS, XEN_CONFIG), dom0's base command line (DOM0_BASE_ARGS), what
 #   the kernel must have (KCONFIG_*), the guest's xl config (DOMU_CFG);
 # - set by rig_prepare and the package helpers: MODDIR, HAS_KUNIT, LIVE_KO;
@@ -69,13 +71,32 @@ rig_init() {
 		;;
 	*) die "ARCH=$XEN_ARCH: make xen-test runs on x86_64, arm or arm64" ;;
 	esac
-	# On Arm Xen, its tools and busybox are Debian's packages of that
-	# architecture, downloaded under a private APT configuration.
+	# FOREIGN: an Arm machine (its Xen, tools and busybox are Debian's
+	# packages of that architecture).
 	FOREIGN=0
 	[[ $XEN_ARCH == x86_64 ]] || FOREIGN=1
-	# Names of the other architectures' directories and logs: xen-ARCH.
+	# XEN (XEN_SERIES): Debian 12's Xen 4.17 (bookworm, the default) or
+	# Debian 13's 4.20 (trixie: amd64 and arm64; trixie has no Xen for
+	# armhf).  APT_ROOT=1: Xen, its tools and every library they load
+	# come unpacked from Debian's packages under a private APT
+	# configuration (fetch_xen_foreign: Arm, or a Xen whose libraries are
+	# not the host's, as 4.20's need Debian 13's glibc); 0: x86_64 4.17,
+	# its tools with the host's libraries (mk/packages).
+	XEN_SERIES=${XEN:-4.17}
+	case $XEN_SERIES in
+	4.17) XEN_SUITE=bookworm ;;
+	4.20) XEN_SUITE=trixie ;;
+	*) die "XEN=$XEN_SERIES: 4.17 or 4.20" ;;
+	esac
+	[[ $XEN_SERIES != 4.20 || $XEN_ARCH != arm ]] ||
+		die "XEN=4.20 needs ARCH=x86_64 or arm64 (Debian 13 has no Xen for armhf), not arm"
+	APT_ROOT=$FOREIGN
+	[[ $XEN_SERIES == 4.17 ]] || APT_ROOT=1
+	# Names of the other architectures' and Xen versions' directories and
+	# logs: xen[-ARCH][-XEN].
 	SFX=
 	[[ $XEN_ARCH == x86_64 ]] || SFX=-$XEN_ARCH
+	[[ $XEN_SERIES == 4.17 ]] || SFX+=-$XEN_SERIES
 	XBUILD=${1:-$BUILD/xen$SFX}
 	KDIR=$(kunit_build_dir "$XEN_ARCH")
 	BZIMAGE=$KDIR/$KIMAGE
@@ -89,13 +110,15 @@ rig_init() {
 	PKG_DIR=$XBUILD/pkg
 	MODDIR=
 	HAS_KUNIT=1
-	XEN_SERIES=4.17
 	XEN_PKGS=("xen-hypervisor-$XEN_SERIES-$DEB_ARCH" "xen-utils-$XEN_SERIES")
-	# On Arm: the libraries the tools need (their NEEDED entries, resolved in
-	# the unpacked packages; a missing one stops the run) and busybox.
-	ARM_PKGS=(libxencall1 libxendevicemodel1 libxenevtchn1 libxenforeignmemory1
+	# APT_ROOT=1: the libraries the tools need (their NEEDED entries,
+	# resolved in the unpacked packages; a missing one stops the run) and
+	# busybox (Arm's; x86_64 takes the host's, static).  Debian 13 renamed
+	# libext2fs2 (the 64-bit time_t transition).
+	LIB_PKGS=(libxencall1 libxendevicemodel1 libxenevtchn1 libxenforeignmemory1
 		libxengnttab1 libxenhypfs1 "libxenmisc$XEN_SERIES" libxenstore4
-		libxentoolcore1 libxentoollog1 libyajl2 libc6 libgcc-s1 libfdt1 libext2fs2
+		libxentoolcore1 libxentoollog1 libyajl2 libc6 libgcc-s1 libfdt1
+		"libext2fs2$([[ $XEN_SUITE == bookworm ]] || echo t64)"
 		libuuid1 libbz2-1.0 liblzma5 libzstd1 zlib1g libblkid1 libcom-err2
 		busybox-static)
 	XEN_BIN=/usr/lib/xen-$XEN_SERIES/bin
@@ -171,8 +194,10 @@ check_host() {
 	for cmd in "${QEMU[0]}" cpio gzip python3 apt-get dpkg-deb timeout; do
 		command -v "$cmd" >/dev/null || die "$cmd not found"
 	done
-	if ((FOREIGN)); then
+	if ((APT_ROOT)); then
 		command -v readelf >/dev/null || die "readelf not found (Debian package binutils)"
+	fi
+	if ((FOREIGN)); then
 		command -v "$(cross_prefix "$XEN_ARCH")gcc" >/dev/null ||
 			die "$(cross_prefix "$XEN_ARCH")gcc not found (mk/packages)"
 	# The guest's initramfs has no libraries: busybox must be static.
@@ -302,7 +327,7 @@ check_kernel() {
 # --------------------------------------------------- Xen from Debian -----
 fetch_xen() {
 	local ver p deb tmp
-	if ((FOREIGN)); then
+	if ((APT_ROOT)); then
 		fetch_xen_foreign
 		return
 	fi
@@ -349,31 +374,39 @@ fetch_xen() {
 	mv "$tmp" "$XROOT"
 }
 
-# fetch_xen_foreign: the same for Arm, from Debian's packages of that
-# architecture (Xen, its tools, the libraries of ARM_PKGS, busybox-static)
-# downloaded under a private APT configuration in build/xen-ARCH/apt (its
-# own sources list, lists, status and cache; the host's apt sources and
-# dpkg architectures stay as they are).  Xen's version is the one the
-# archive has; delete build/xen-ARCH to fetch again.
+# fetch_xen_foreign: the same for APT_ROOT=1 (Arm, or XEN=4.20), from
+# Debian's packages of that architecture and suite (Xen, its tools, the
+# libraries of LIB_PKGS, busybox-static) downloaded under a private APT
+# configuration in build/xen[-ARCH][-XEN]/apt (its own sources list,
+# lists, status and cache; the host's apt sources and dpkg architectures
+# stay as they are).  Xen's version is the one the archive has; delete
+# that directory to fetch again.
 fetch_xen_foreign() {
-	local apt=$XBUILD/apt p hv
+	local apt=$XBUILD/apt p hv s=$XEN_SUITE
 	hv=boot/xen-$XEN_SERIES-$DEB_ARCH
 	if [[ -f $XROOT/.version && -f $XEN_ELF ]]; then
 		return
 	fi
-	say "fetching Debian's Xen $XEN_SERIES, its tools and busybox for $DEB_ARCH (private APT configuration in ${apt#"$ROOT"/}; log: $PREPLOG)"
+	say "fetching Debian's Xen $XEN_SERIES ($s), its tools, their libraries and busybox for $DEB_ARCH (private APT configuration in ${apt#"$ROOT"/}; log: $PREPLOG)"
 	# .version last: a root without it is fetched again.
 	apt_unpack "$apt" "$DEB_ARCH" "$XROOT" "$PREPLOG" \
-		"${XEN_PKGS[@]/%/:$DEB_ARCH}" "${ARM_PKGS[@]/%/:$DEB_ARCH}" -- \
-		"deb [arch=$DEB_ARCH] http://deb.debian.org/debian bookworm main" \
-		"?deb [arch=$DEB_ARCH] http://deb.debian.org/debian bookworm-updates main" \
-		"?deb [arch=$DEB_ARCH] http://deb.debian.org/debian-security bookworm-security main"
-	[[ -f $XROOT/$hv ]] || die "xen-hypervisor-$XEN_SERIES-$DEB_ARCH has no $hv"
+		"${XEN_PKGS[@]/%/:$DEB_ARCH}" "${LIB_PKGS[@]/%/:$DEB_ARCH}" -- \
+		"deb [arch=$DEB_ARCH] http://deb.debian.org/debian $s main" \
+		"?deb [arch=$DEB_ARCH] http://deb.debian.org/debian $s-updates main" \
+		"?deb [arch=$DEB_ARCH] http://deb.debian.org/debian-security $s-security main"
 	for p in "${XEN_TOOLS[@]}"; do
 		[[ -x $XROOT$XEN_BIN/$p ]] || die "xen-utils-$XEN_SERIES ($DEB_ARCH) has no $XEN_BIN/$p"
 	done
-	[[ -x $XROOT/bin/busybox ]] || die "busybox-static ($DEB_ARCH) has no bin/busybox"
-	cp "$XROOT/$hv" "$XEN_ELF.tmp"
+	xroot_file /bin/busybox >/dev/null || die "busybox-static ($DEB_ARCH) has no bin/busybox"
+	# Xen on x86 is packaged gzipped (QEMU's multiboot loader takes the
+	# ELF), on Arm as it boots.
+	if [[ -f $XROOT/$hv.gz ]]; then
+		gzip -dc "$XROOT/$hv.gz" >"$XEN_ELF.tmp"
+	elif [[ -f $XROOT/$hv ]]; then
+		cp "$XROOT/$hv" "$XEN_ELF.tmp"
+	else
+		die "xen-hypervisor-$XEN_SERIES-$DEB_ARCH has neither $hv nor $hv.gz"
+	fi
 	mv "$XEN_ELF.tmp" "$XEN_ELF"
 	dpkg-deb -f "$apt/debs/xen-hypervisor-$XEN_SERIES-${DEB_ARCH}_"*.deb Version >"$XROOT/.version"
 }
@@ -510,12 +543,12 @@ guest32_prepare() {
 
 # ------------------------------------------------------------ initramfs ---
 # stage_libs DIR FILE...: the shared libraries FILE... need (ldd on the
-# host, against the installed packages) into DIR, at the same paths.  On
-# Arm: their NEEDED entries and interpreter (readelf), found in the
-# unpacked packages, at their paths there.
+# host, against the installed packages) into DIR, at the same paths.  With
+# APT_ROOT=1 (Arm, XEN=4.20): their NEEDED entries and interpreter
+# (readelf), found in the unpacked packages, at their paths there.
 stage_libs() {
 	local dir=$1 f line lib
-	if ((FOREIGN)); then
+	if ((APT_ROOT)); then
 		stage_libs_foreign "$@"
 		return
 	fi
@@ -535,6 +568,19 @@ stage_libs() {
 	done
 }
 
+# xroot_file PATH: where the unpacked packages hold /PATH: PATH itself, or
+# /usr/PATH (Debian 13's packages ship /lib* under /usr; the links from
+# /lib* come from base-files, not unpacked here).  Fails if neither.
+xroot_file() {
+	local p
+	for p in "$1" "/usr$1"; do
+		[[ -e $XROOT$p ]] || continue
+		echo "$p"
+		return 0
+	done
+	return 1
+}
+
 stage_libs_foreign() {
 	local dir=$1 f so lib interp d todo
 	declare -A seen=()
@@ -546,9 +592,9 @@ stage_libs_foreign() {
 		interp=$(readelf -l "$f" | sed -n 's/.*Requesting program interpreter: \(.*\)\]/\1/p')
 		if [[ -n $interp && -z ${seen[$interp]:-} ]]; then
 			seen[$interp]=1
-			[[ -e $XROOT$interp ]] || die "$(basename "$f") needs $interp, not in the unpacked packages"
+			d=$(xroot_file "$interp") || die "$(basename "$f") needs $interp, not in the unpacked packages"
 			mkdir -p "$dir$(dirname "$interp")"
-			cp -L "$XROOT$interp" "$dir$interp"
+			cp -L "$XROOT$d" "$dir$interp"
 		fi
 		while read -r so; do
 			[[ -z ${seen[$so]:-} ]] || continue
@@ -561,7 +607,7 @@ stage_libs_foreign() {
 				fi
 			done
 			[[ -n $lib ]] ||
-				die "$(basename "$f") needs $so, not in the unpacked packages (its Debian package missing from ARM_PKGS in mk/xen-rig.sh?)"
+				die "$(basename "$f") needs $so, not in the unpacked packages (its Debian package missing from LIB_PKGS in mk/xen-rig.sh?)"
 			mkdir -p "$dir$(dirname "$lib")"
 			cp -L "$XROOT$lib" "$dir$lib"
 			todo+=("$XROOT$lib")
@@ -577,7 +623,7 @@ busybox_root() {
 	local dir=$1 bb=${3:-} stress=${4:-$STRESS} ko=${5:-$LIVE_KO}
 	if [[ -z $bb ]]; then
 		bb=/bin/busybox
-		((!FOREIGN)) || bb=$XROOT/bin/busybox
+		((!FOREIGN)) || bb=$XROOT$(xroot_file /bin/busybox)
 	fi
 	rm -rf "$dir"
 	mkdir -p "$dir"/{bin,sbin,usr/bin,usr/sbin,dev,proc,sys,tmp,run,etc}
@@ -662,9 +708,9 @@ stage_xen_tools() {
 	# glibc loads libgcc_s at run time (pthread_cancel, used by xl).
 	# awk reads to the end: exiting early would kill ldconfig with SIGPIPE,
 	# a failure under pipefail (it was, now and then, make check's).
-	if ((FOREIGN)); then
-		lib=/lib/$TRIPLET/libgcc_s.so.1
-		[[ -f $XROOT$lib ]] || die "$lib not in the unpacked packages (libgcc-s1, $DEB_ARCH)"
+	if ((APT_ROOT)); then
+		lib=$(xroot_file "/lib/$TRIPLET/libgcc_s.so.1") ||
+			die "/lib/$TRIPLET/libgcc_s.so.1 not in the unpacked packages (libgcc-s1, $DEB_ARCH)"
 		stage_libs "$r" "$XROOT$lib"
 		mkdir -p "$r$(dirname "$lib")"
 		cp -L "$XROOT$lib" "$r$lib"

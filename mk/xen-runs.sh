@@ -31,6 +31,7 @@ name=xen-runs-$ARCH_
 [[ $SERIES_BASE == "$MAIN_BASE" ]] || name+=-$SERIES_BASE
 if [[ $LOAD == 0 ]]; then name+=-idle; else name+=-load$LOAD; fi
 [[ -z ${XEN_TEST_TCG:-} ]] || name+=-tcg$XEN_TEST_TCG
+[[ ${XEN:-4.17} == 4.17 ]] || name+=-$XEN
 [[ ${DOMU:-pv} == pv ]] || name+=-$DOMU
 RLOGS=$LOGS/$name
 OUTDIR=$BUILD/out
@@ -54,7 +55,7 @@ for ((i = 1; i <= RUNS; i++)); do
 	else
 		XEN_TEST_NO_BUILD=1 mk/xen-test.sh >"$out" 2>&1 || rc=$?
 	fi
-	cp -f "$LOGS"/xen-test*-serial.log "$RLOGS/run-$i-serial.log" 2>/dev/null || true
+	cp -f "$LOGS/$(xen_test_name "$ARCH_" "${XEN:-}" "${DOMU:-}")-serial.log" "$RLOGS/run-$i-serial.log" 2>/dev/null || true
 	verdict=$(grep -m1 -E '^xen-test: [0-9]+ passed, [0-9]+ failed$' "$out" | sed 's/^xen-test: //') || true
 	[[ -n $verdict ]] || verdict="no verdict (rc=$rc)"
 	ex=$(field '^xen-test: dom0<->domU exchange: ' "$out")

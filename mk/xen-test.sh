@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # mk/xen-test.sh: 'make xen-test', the series on a live Xen.
 #
-# Boots Debian's Xen 4.17 under QEMU (TCG) with the x86_64 KUnit kernel
-# (build/kunit-x86_64, configured with lab/xen/xen-test.config) as PV dom0
-# with xen.fifo_events=0, and judges from the serial log:
-#   dom0 boot      Xen 4.17 up, dom0 says "xen:events: Using 2-level ABI"
+# Boots Debian's Xen (Debian 12's 4.17, or XEN=4.20: Debian 13's) under
+# QEMU (TCG) with the x86_64 KUnit kernel (build/kunit-x86_64, configured
+# with lab/xen/xen-test.config) as PV dom0 with xen.fifo_events=0, and
+# judges from the serial log:
+#   dom0 boot      Xen (XEN) up, dom0 says "xen:events: Using 2-level ABI"
 #   dom0 KUnit     the live suite, an out-of-tree module (lab/live/) built
 #                  against the test kernel and loaded by dom0's init: its
 #                  KTAP (kunit.py parse), no failure and no skip
@@ -160,7 +161,7 @@ esac
 
 # DEB= or IMAGE=: logs named xen-test-deb-* or -image-*, apart from the
 # test kernel's.
-L=$LOGS/xen-test$SFX${PKG_KIND:+-$PKG_KIND}
+L=$LOGS/$(xen_test_name "$XEN_ARCH" "$XEN_SERIES" "${DOMU:-pv}")${PKG_KIND:+-$PKG_KIND}
 SERIAL=$L-serial.log
 PREPLOG=$L-prepare.log
 
@@ -188,7 +189,7 @@ WOBJ=$XBUILD/width/kbuild
 # width_kernel NAME REV: $XBUILD/width/NAME-REV-CONFIG.zImage (CONFIG: a
 # hash of the test kernel's .config), built if missing; in WIDTH_IMAGE.
 width_kernel() {
-	local name=$1 rev=$2 out log=$LOGS/xen-test$SFX-width-build.log sum config=$KCONFIG_FILE
+	local name=$1 rev=$2 out log=$L-width-build.log sum config=$KCONFIG_FILE
 	[[ $WIDTH_IN == dom0 ]] || config=$GUEST32_CONFIG
 	sum=$(sha256sum "$config" | cut -c1-12)
 	out=$XBUILD/width/$name-${rev:0:12}-$sum.zImage
