@@ -31,6 +31,7 @@ name=xen-runs-$ARCH_
 [[ $SERIES_BASE == "$MAIN_BASE" ]] || name+=-$SERIES_BASE
 if [[ $LOAD == 0 ]]; then name+=-idle; else name+=-load$LOAD; fi
 [[ -z ${XEN_TEST_TCG:-} ]] || name+=-tcg$XEN_TEST_TCG
+[[ -z ${XEN_TEST_QEMU:-} ]] || name+=-qemu$XEN_TEST_QEMU
 [[ ${XEN:-4.17} == 4.17 ]] || name+=-$XEN
 [[ ${DOMU:-pv} == pv ]] || name+=-$DOMU
 RLOGS=$LOGS/$name

@@ -473,7 +473,7 @@ input_error() {
 
 # verdict_main ARG...: the command (see the top of this file).
 verdict_main() {
-	local arch=x86_64 cmdline
+	local arch=x86_64 cmdline v
 	PKG='' HAS_KUNIT=1 QEMU_STATUS=0 QEMU_TIME='' L=''
 	local mods=0
 	while (($#)); do
@@ -517,6 +517,9 @@ verdict_main() {
 	[[ -n $EVENTS && -n $STRESS_PORTS && -n $TIMEOUT ]] ||
 		input_error "$SERIAL:$(grep -a -n -m1 'xentest\.events=' "$SERIAL" | cut -d: -f1): dom0's command line lacks xentest.ports= or xentest.watchdog="
 	TIMEOUT=$((TIMEOUT + 60))
+	# The Xen the log was made on (make xen-test XEN=4.20, or 4.17).
+	v=$(grep -a -m1 -o '^(XEN) Xen version [0-9]*\.[0-9]*' "$SERIAL" | awk '{ print $4 }') || true
+	XEN_SERIES=${v:-$XEN_SERIES}
 	FAULTS=0
 	[[ $cmdline != *xentest.faults=1* ]] || FAULTS=1
 	# A PVH guest (make xen-test DOMU=pvh) must take the HVM upcall path.

@@ -12,9 +12,11 @@
 # p99 and late figures), kept as they were, from before the live suite
 # became a module: its KTAP at boot.  tests/x86-module-serial.log is a
 # run with the module, tests/x86-pvh-serial.log one with a PVH guest,
+# tests/x86-pvh-triple-serial.log one whose PVH guest triple faulted,
 # tests/arm-hotplug-late-serial.log one with a vCPU late to come online,
 # tests/arm-unplug-rcu-serial.log one with a vCPU slow to unplug (see
-# below).  Each must pass as it is; then
+# below).  Each must pass as it is, but the triple-faulted one, which
+# must fail its splat stage on Xen's line; then
 # each change below, made to a copy of the x86 log, must fail the one stage
 # it breaks and no other ("8 passed, 1 failed"): an event lost in the
 # exchange, the exchange cut short without the peer's time budget saying
@@ -230,6 +232,14 @@ expect pvh 0 "10 passed, 0 failed"
 says pvh 'domU boot: ok (PVH, HVM callback vector, 2-level ABI, powered off)'
 mutate pvh-no-vector '/Xen HVM callback vector for event delivery is enabled/d' x86-pvh-serial.log &&
 	{ judge pvh-no-vector; expect pvh-no-vector 1 "9 passed, 1 failed" "domU boot"; }
+# A PVH guest that triple faulted as it booted (tests/x86-pvh-triple-
+# serial.log, Xen 4.17.7 under QEMU 7.2's TCG, 7.3.4 with the series): its
+# kernel said nothing, Xen's line is the splat, and the stages after it
+# fail.
+cp "$here/tests/x86-pvh-triple-serial.log" "$tmp/pvh-triple-serial.log"
+judge pvh-triple
+expect pvh-triple 1 "5 passed, 5 failed" "kernel splats"
+says pvh-triple 'kernel splats: FAILED: .*(XEN) d1v0 Triple fault - invoking HVM shutdown action 1'
 
 # A vCPU that missed its bring-up deadline is timing, not a fault:
 # tests/arm-hotplug-late-serial.log, a run of make xen-runs ARCH=arm
