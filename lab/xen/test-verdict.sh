@@ -184,6 +184,10 @@ mutate warning '/^xen:events: Using 2-level ABI$/a [    1.000000] WARNING: CPU: 
 	{ judge warning; expect warning 1 "8 passed, 1 failed" "kernel splats"; }
 mutate xen-warning '/^xen:events: Using 2-level ABI$/a (XEN) WARNING: a message of Xen, not a kernel splat' &&
 	{ judge xen-warning; expect xen-warning 0 "9 passed, 0 failed"; }
+# A line of Xen's in the middle of the guest's closing line (a busy host:
+# a Xen 4.20 run had it) leaves that line as it was.
+mutate xen-midline '/^xen-test: domU console begin/,/^xen-test: domU console end/s/^exchange: 10000 events sent, 10000 received, 0 lost$/&(XEN) uart interrupt taking more than 4ms, switched to polling/' &&
+	{ judge xen-midline; expect xen-midline 0 "9 passed, 0 failed"; }
 # A guest that Xen saw crash (a PVH vCPU's triple fault, as a Xen 4.20
 # run under TCG had one) is a splat, though the guest's kernel said
 # nothing.
