@@ -41,7 +41,7 @@ verdict_init() {
 	# Xen's own: a panic, a BUG, an assertion; and a guest that Xen saw
 	# crash, whose kernel may say nothing (its console just stops): a
 	# triple fault of an HVM or PVH vCPU, a domain_crash().
-	XEN_SPLATS='^\(XEN\) (Panic on CPU|Xen BUG at|Assertion .* failed|FATAL |d[0-9]+v[0-9]+ Triple fault|.*domain_crash called from)'
+	XEN_SPLATS='\(XEN\) (Panic on CPU|Xen BUG at|Assertion .* failed|FATAL |d[0-9]+v[0-9]+ Triple fault|.*domain_crash called from)'
 	PASSED=0 FAILED=0
 	# On Arm no VIRQ_TIMER port exists (only x86 binds one): the live suite
 	# has no timer_first case there; in logs from before it left the
@@ -81,7 +81,7 @@ stress_stage() {
 # of a stuck guest (xenctx prints its stacks as "Call Trace:"), then
 # Xen's XEN_SPLATS.
 splats() {
-	hotplug_split keep "$1" |
+	hotplug_split keep "$1" | sed -E 's/(.)\(XEN\) .*/\1/' |
 		{ grep -aE "^[0-9]+:.*($SPLATS)" | grep -av '^[0-9]*:(XEN)'; } || true
 	grep -anE "$XEN_SPLATS" "$1" || true
 }
@@ -504,6 +504,8 @@ verdict_main() {
 	*) input_error "--arch must be x86_64, arm or arm64, not '$arch'" ;;
 	esac
 	XEN_ARCH=$arch
+	# The Xen version comes from the log (below), not from XEN.
+	XEN=
 	rig_init '' # the default directory
 	verdict_init
 	WITH_MODULES=$mods
