@@ -139,7 +139,7 @@ fairness: tree
 # the kernel image that make left, with its config and modules beside it
 # (logs build/logs/xen-test-image-*).  mk/xen-verdict.sh judges a saved
 # serial log alone.
-## xen-test: the series live on Xen 4.17 under QEMU, dom0 and guest (ARCH=x86_64|arm|arm64, DEB=...deb, IMAGE=bzImage)
+## xen-test: the series live on Xen 4.17 under QEMU, dom0 and guest (ARCH=x86_64|arm|arm64, XEN=4.20, DOMU=, DEB=...deb, IMAGE=bzImage)
 xen-test: tree
 	@XEN_ARCH=$(ARCH) mk/xen-test.sh
 

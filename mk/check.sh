@@ -31,9 +31,11 @@ for cfg in $configs; do
 		die "KUNIT_CONFIGS: unknown configuration '$cfg' ($ALL_CONFIGS, or none)"
 done
 # Checked here too, before any kernel is built.
-for w in ${XEN_TEST_ARCHS:-$XEN_TEST_DEFAULT_RUNS}; do
-	err=$(live_run "$w") || die "$err"
-done
+if [[ ${XEN_TEST:-1} != 0 ]]; then
+	for w in ${XEN_TEST_ARCHS:-$XEN_TEST_DEFAULT_RUNS}; do
+		err=$(live_run "$w") || die "$err"
+	done
+fi
 SANITIZERS="CONFIG_KASAN=y CONFIG_UBSAN=y CONFIG_UBSAN_SHIFT=y CONFIG_UBSAN_BOUNDS=y"
 RT="CONFIG_EXPERT=y CONFIG_DEBUG_KERNEL=y CONFIG_PREEMPT_RT=y CONFIG_DEBUG_ATOMIC_SLEEP=y
 CONFIG_DEBUG_PREEMPT=y CONFIG_PROVE_LOCKING=y CONFIG_UBSAN=y"

@@ -38,7 +38,7 @@ trap 'echo "$PROG: line $LINENO: \"$BASH_COMMAND\" failed (exit $?)" >&2' ERR
 . "$ROOT/mk/xen-rig.sh"
 # shellcheck source=mk/xen-verdict.sh
 . "$ROOT/mk/xen-verdict.sh"
-XEN_ARCH=x86_64 PKG='' PKG_KIND=''
+XEN_ARCH=x86_64 XEN=4.17 PKG='' PKG_KIND=''
 ORD=$BUILD/order
 rig_init "$ORD/xen"
 verdict_init

@@ -54,7 +54,7 @@ trap 'echo "$PROG: line $LINENO: \"$BASH_COMMAND\" failed (exit $?)" >&2' ERR
 # run_qemu, landmark) and DOM0_BASE_ARGS.
 # shellcheck source=mk/xen-rig.sh
 . "$ROOT/mk/xen-rig.sh"
-XEN_ARCH=x86_64 PKG='' PKG_KIND=''
+XEN_ARCH=x86_64 XEN=4.17 PKG='' PKG_KIND=''
 VEE=$BUILD/vee
 rig_init "$VEE/xen"
 

@@ -11,7 +11,7 @@
 # bug stage is left out (XEN_TEST_WIDTH=0) unless it is set.
 #
 # Output: a line per run as it ends, then the table,
-# build/out/xen-runs-ARCH[-BASE]-idle|loadN[-tcgMODE].txt (written whole
+# build/out/xen-runs-ARCH[-BASE]-idle|loadN[-tcgMODE][-qemuQEMU][-XEN][-DOMU].txt (written whole
 # when the last run ended: the command, the date, the tree's commit, a
 # line per run, a summary), each run's output in
 # build/logs/xen-runs-NAME/run-I.out and its serial log beside it.
@@ -56,7 +56,7 @@ for ((i = 1; i <= RUNS; i++)); do
 	else
 		XEN_TEST_NO_BUILD=1 mk/xen-test.sh >"$out" 2>&1 || rc=$?
 	fi
-	cp -f "$LOGS/$(xen_test_name "$ARCH_" "${XEN:-}" "${DOMU:-}")-serial.log" "$RLOGS/run-$i-serial.log" 2>/dev/null || true
+	cp -f "$LOGS/$(xen_test_name "$ARCH_" "${XEN:-}" "${DOMU:-}")${DEB:+-deb}${IMAGE:+-image}-serial.log" "$RLOGS/run-$i-serial.log" 2>/dev/null || true
 	verdict=$(grep -m1 -E '^xen-test: [0-9]+ passed, [0-9]+ failed$' "$out" | sed 's/^xen-test: //') || true
 	[[ -n $verdict ]] || verdict="no verdict (rc=$rc)"
 	ex=$(field '^xen-test: dom0<->domU exchange: ' "$out")

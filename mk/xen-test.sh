@@ -46,7 +46,7 @@
 # IMAGE=path/to/bzImage (e.g. build/out/bzImage from 'make') boots that
 # image the same way, its configuration the "config" beside it (or
 # IMAGE_CONFIG=path), its modules the modules-*.tar.xz beside it if any.
-# Logs: build/logs/xen-test[-ARCH][-deb|-image]-*.
+# Logs: build/logs/xen-test[-ARCH][-XEN][-DOMU][-deb|-image]-* (xen_test_name).
 #
 # The rig is mk/xen-rig.sh; the verdict, mk/xen-verdict.sh, which also
 # judges a saved serial log alone.
