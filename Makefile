@@ -15,7 +15,7 @@ ARCH ?= x86_64
 
 # The goals' variables, checked before any goal starts (mk/args.sh): a bad
 # value stops make here with one line, before packages, trees or kernels.
-ARGS_ERROR := $(shell ARCH='$(ARCH)' KCONFIG='$(KCONFIG)' DEB='$(DEB)' IMAGE='$(IMAGE)' \
+ARGS_ERROR := $(shell ARCH='$(ARCH)' KCONFIG='$(KCONFIG)' LSMOD='$(LSMOD)' DEB='$(DEB)' IMAGE='$(IMAGE)' \
 	KUNIT_CONFIGS='$(KUNIT_CONFIGS)' XEN_TEST_ARCHS='$(XEN_TEST_ARCHS)' \
 	BISECT_VARIANTS='$(BISECT_VARIANTS)' BASE='$(BASE)' SIGNOFF='$(SIGNOFF)' AUTHOR='$(AUTHOR)' \
 	DIR='$(DIR)' XEN_RUNS='$(XEN_RUNS)' XEN_TEST='$(XEN_TEST)' \
@@ -35,15 +35,17 @@ endif
 	bench fairness xen-test xen-runs fuzz fuzz-long prove deb vee-lab vee-report objsize live-order ci-cold
 
 # Default: the patched, dom0-capable x86_64 kernel in build/out/
-# (mk/kernel.sh; KCONFIG=/path/to/.config replaces defconfig + xen.config);
-# ARCH=arm|arm64: cross-built, in build/out/ARCH/.
+# (mk/kernel.sh; KCONFIG=/path/to/.config replaces defconfig + xen.config,
+# LSMOD=file keeps only the modules it names); ARCH=arm|arm64:
+# cross-built, in build/out/ARCH/.
 ## all: the patched, dom0-capable kernel in build/out/ (ARCH=arm|arm64: build/out/ARCH/; KCONFIG= replaces the defconfig + Xen)
 all: tree
 	@mk/kernel.sh
 
 # The patched kernel as Debian packages (bindeb-pkg) in build/out/
-# (mk/deb.sh; LOCALVERSION=-evtchn-rr, ARCH= and KCONFIG= as for 'make').
-## deb: the patched kernel as Debian packages in build/out/ (ARCH=arm|arm64: armhf, arm64 in build/out/ARCH/; LOCALVERSION=, KCONFIG=)
+# (mk/deb.sh; LOCALVERSION=-evtchn-rr, ARCH=, KCONFIG= and LSMOD= as for
+# 'make').
+## deb: the patched kernel as Debian packages in build/out/ (ARCH=arm|arm64: armhf, arm64 in build/out/ARCH/; LOCALVERSION=, KCONFIG=, LSMOD=)
 deb: tree
 	@mk/deb.sh
 
@@ -211,6 +213,7 @@ vee-report: deps
 #= BASE: 7.3 (default), 6.12 or 6.1: the base every target works on
 #= ARCH: x86_64 (default), arm64 or arm (make kunit: also i386): the architecture of make, make deb, make kunit and make xen-test
 #= KCONFIG: a .config (or .config.xz) of ARCH for make and make deb instead of the defconfig + Xen (e.g. a Debian kernel's /boot/config-*)
+#= LSMOD: lsmod's output (or a module name a line) for make and make deb: only those modules built, the =y options kept (the kernel's localmodconfig; lab/xen/dom0.lsmod: what make xen-test DEB= loads)
 #= LOCALVERSION: make deb's release suffix (default -evtchn-rr)
 #= KUNIT_CONFIGS: make check's KUnit configurations (x86_64 arm64 arm i386 x86_64-rt i386-rt x86_64-san arm-san, or none)
 #= KUNIT_FILTER: make kunit's suite[.case] globs (kunit.py's filter_glob)

@@ -78,7 +78,8 @@ grep -q "\./boot/config-$krel\$" <<<"$contents" || die "$image has no boot/confi
 config=$(dpkg-deb --fsys-tarfile "$image" | tar -xOf - "./boot/config-$krel")
 grep -qx 'CONFIG_XEN_DOM0=y' <<<"$config" ||
 	die "$image: CONFIG_XEN_DOM0 is not =y in its config"
-nmods=$(grep -c '\.ko$' <<<"$contents" || true)
+# Debian's configurations compress them (CONFIG_MODULE_COMPRESS_XZ).
+nmods=$(grep -cE '\.ko(\.(gz|xz|zst))?$' <<<"$contents" || true)
 ((nmods > 0)) || die "$image holds no module"
 debs=("$OUT"/linux-*_"$debarch".deb)
 say "packages in $OUT/: ${debs[*]##*/}"

@@ -265,8 +265,11 @@ kconfig_arch() {
 # dom0_config O LOG [keep] [ARCH]: configure the build directory O for a
 # dom0 kernel of ARCH (default x86_64), output appended to LOG:
 # KCONFIG=/path/to/.config (or .xz) copied then olddefconfig, else
-# kbuild_config's (with "keep", only when O has no .config yet).  Either
-# way CONFIG_XEN_DOM0 must end up =y.
+# kbuild_config's (with "keep", only when O has no .config yet).  Then
+# LSMOD=FILE (lsmod's output, or a module name a line) keeps only those
+# modules, as the kernel's "make LSMOD=FILE localmodconfig" does: a
+# Debian configuration's thousands of modules cut to what a dom0 loads.
+# Either way CONFIG_XEN_DOM0 must end up =y.
 dom0_config() {
 	local o=$1 log=$2 keep=${3:-} arch=${4:-x86_64} std
 	std=$(kbuild_std "$arch") || die "no kernel configuration defined for ARCH '$arch'"
@@ -292,6 +295,14 @@ dom0_config() {
 		say "configuring: $std"
 		kbuild_config "$LINUX" "$o" "$arch" "$log" ||
 			die "configuration failed; see $log"
+	fi
+	if [[ -n ${LSMOD:-} ]]; then
+		local lsmod nmod
+		lsmod=$(realpath -e "$LSMOD") || die "LSMOD=$LSMOD: no such file"
+		nmod=$(grep -c '=m$' "$o/.config")
+		kmake "$LINUX" "$o" "$arch" LSMOD="$lsmod" localmodconfig >>"$log" 2>&1 ||
+			die "localmodconfig with LSMOD=$LSMOD failed; see $log"
+		say "LSMOD=$LSMOD: localmodconfig kept $(grep -c '=m$' "$o/.config") of $nmod modules (the =y options as they were)"
 	fi
 	grep -qx 'CONFIG_XEN_DOM0=y' "$o/.config" ||
 		die "CONFIG_XEN_DOM0 is not =y in $o/.config (from ${KCONFIG:-$std}; ARCH=$arch)"

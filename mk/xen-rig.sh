@@ -158,8 +158,9 @@ rig_init() {
 	# its Makefile (make rebuilds it when its source changes).
 	STRESS=$XBUILD/stress/evtchn-stress
 	STRESS_DIR=$ROOT/lab/xen-evtchn
-	# The modules a package's kernel loads (copy_modules).
-	PKG_MODULES=(xen-evtchn xenfs xen-privcmd xen-gntdev)
+	# The modules a package's kernel loads (copy_modules): lab/xen/dom0.lsmod,
+	# which make and make deb take as LSMOD= to build only those.
+	mapfile -t PKG_MODULES < <(awk '$1 != "Module" { gsub("_", "-", $1); print $1 }' "$ROOT/lab/xen/dom0.lsmod")
 	# dom0's kernel: the copy the guest runs too (the build directory's may be
 	# rebuilt meanwhile).
 	# On Arm the guest is lab/xen/domU-arm.cfg (an Arm guest, not PV).
@@ -635,6 +636,10 @@ busybox_root() {
 	if [[ -n $ko ]]; then
 		mkdir -p "$dir/usr/lib/xen-test"
 		install -m 644 "$ko" "$dir/usr/lib/xen-test/"
+	fi
+	if [[ -n $MODDIR ]]; then
+		# dom0-init's modules stage loads what it names.
+		install -m 644 "$ROOT/lab/xen/dom0.lsmod" "$dir/etc/dom0.lsmod"
 	fi
 	if [[ -n $MODDIR ]] && ((FOREIGN)); then
 		copy_modules "$dir"
