@@ -43,6 +43,8 @@
 # stage (dom0: xen-evtchn xenfs xen-privcmd xen-gntdev; the guest:
 # xen-evtchn); the KUnit stages are reported as not run, not as passed
 # (the live suite's module is built for the test kernel only).
+# With DOMU=pvh32 or arm32 only dom0 is the package's kernel: the guest
+# is the 32-bit test kernel, with its KUnit stage.
 # IMAGE=path/to/bzImage (e.g. build/out/bzImage from 'make') boots that
 # image the same way, its configuration the "config" beside it (or
 # IMAGE_CONFIG=path), its modules the modules-*.tar.xz beside it if any.
@@ -389,6 +391,8 @@ main() {
 	say "logs: $L-serial.log (the whole serial console), $L-{dom0,domU}.log,"
 	if ((HAS_KUNIT)); then
 		say "      $L-{dom0,domU}-ktap.log, $L-{dom0,domU}-kunit.txt,"
+	elif ((GUEST32)); then
+		say "      $L-domU-ktap.log, $L-domU-kunit.txt,"
 	fi
 	say "      $L-dom0-stress.log,$( ((!GUEST32)) || echo " $L-domU-stress.log,") $L-exchange.log"
 	say "total time $(fmt_time "$SECONDS") (QEMU $(fmt_time "$QEMU_TIME"))"
