@@ -38,7 +38,7 @@ endif
 # (mk/kernel.sh; KCONFIG=/path/to/.config replaces defconfig + xen.config,
 # LSMOD=file keeps only the modules it names); ARCH=arm|arm64:
 # cross-built, in build/out/ARCH/.
-## all: the patched, dom0-capable kernel in build/out/ (ARCH=arm|arm64: build/out/ARCH/; KCONFIG= replaces the defconfig + Xen)
+## all: the patched, dom0-capable kernel in build/out/ (ARCH=arm|arm64: build/out/ARCH/; KCONFIG= replaces the defconfig + Xen; LSMOD=)
 all: tree
 	@mk/kernel.sh
 
@@ -213,7 +213,7 @@ vee-report: deps
 #= BASE: 7.3 (default), 6.12 or 6.1: the base every target works on
 #= ARCH: x86_64 (default), arm64 or arm (make kunit: also i386): the architecture of make, make deb, make kunit and make xen-test
 #= KCONFIG: a .config (or .config.xz) of ARCH for make and make deb instead of the defconfig + Xen (e.g. a Debian kernel's /boot/config-*)
-#= LSMOD: lsmod's output (or a module name a line) for make and make deb: only those modules built, the =y options kept (the kernel's localmodconfig; lab/xen/dom0.lsmod: what make xen-test DEB= loads)
+#= LSMOD: lsmod's output (or a module name a line) for make and make deb: only those modules built, the =y options kept but for those needing a dropped module (the kernel's localmodconfig; lab/xen/dom0.lsmod: what make xen-test DEB= loads)
 #= LOCALVERSION: make deb's release suffix (default -evtchn-rr)
 #= KUNIT_CONFIGS: make check's KUnit configurations (x86_64 arm64 arm i386 x86_64-rt i386-rt x86_64-san arm-san, or none)
 #= KUNIT_FILTER: make kunit's suite[.case] globs (kunit.py's filter_glob)

@@ -267,7 +267,8 @@ kconfig_arch() {
 # KCONFIG=/path/to/.config (or .xz) copied then olddefconfig, else
 # kbuild_config's (with "keep", only when O has no .config yet).  Then
 # LSMOD=FILE (lsmod's output, or a module name a line) keeps only those
-# modules, as the kernel's "make LSMOD=FILE localmodconfig" does: a
+# modules, as the kernel's "make LSMOD=FILE localmodconfig" does (the =y
+# options stay, but for those that depend on a module it drops): a
 # Debian configuration's thousands of modules cut to what a dom0 loads.
 # Either way CONFIG_XEN_DOM0 must end up =y.
 dom0_config() {
@@ -299,10 +300,10 @@ dom0_config() {
 	if [[ -n ${LSMOD:-} ]]; then
 		local lsmod nmod
 		lsmod=$(realpath -e "$LSMOD") || die "LSMOD=$LSMOD: no such file"
-		nmod=$(grep -c '=m$' "$o/.config")
-		kmake "$LINUX" "$o" "$arch" LSMOD="$lsmod" localmodconfig >>"$log" 2>&1 ||
+		nmod=$(grep -c '=m$' "$o/.config" || true)
+		kmake "$LINUX" "$o" "$arch" LSMOD="$lsmod" localmodconfig </dev/null >>"$log" 2>&1 ||
 			die "localmodconfig with LSMOD=$LSMOD failed; see $log"
-		say "LSMOD=$LSMOD: localmodconfig kept $(grep -c '=m$' "$o/.config") of $nmod options =m (the =y ones as they were)"
+		say "LSMOD=$LSMOD: localmodconfig kept $(grep -c '=m$' "$o/.config" || true) of $nmod options =m"
 	fi
 	grep -qx 'CONFIG_XEN_DOM0=y' "$o/.config" ||
 		die "CONFIG_XEN_DOM0 is not =y in $o/.config (from ${KCONFIG:-$std}; ARCH=$arch)"

@@ -133,6 +133,7 @@ rig_init() {
 		BLK_DEV_INITRD RD_GZIP DEVTMPFS TMPFS)
 	[[ $XEN_ARCH != x86_64 ]] || KCONFIG_BUILTIN+=(XEN_PV)
 	[[ $XEN_ARCH == x86_64 ]] || KCONFIG_BUILTIN+=(SMP)
+	# The options of lab/xen/dom0.lsmod's modules (PKG_MODULES below).
 	KCONFIG_MODULES=(XEN_DEV_EVTCHN XENFS XEN_PRIVCMD XEN_GNTDEV)
 	# The test kernel's: the suite, and modules for the live suite's.
 	KCONFIG_KUNIT=(KUNIT XEN_EVTCHN_2L_KUNIT_TEST MODULES)
@@ -537,7 +538,8 @@ guest32_prepare() {
 	done
 	live_module "$kdir" "$karch" "$(cross_prefix "$karch")" "$XBUILD/live32" \
 		"${L:-$LOGS/xen-rig-$XEN_ARCH}-live32-module.log"
-	busybox_root "$XBUILD/domU32-root" "$LAB/domU-init" "$bb" "$XBUILD/stress32/evtchn-stress" \
+	# Not a package's modules: this guest is the 32-bit test kernel.
+	MODDIR='' busybox_root "$XBUILD/domU32-root" "$LAB/domU-init" "$bb" "$XBUILD/stress32/evtchn-stress" \
 		"$XBUILD/live32/events_2l_live_kunit.ko"
 	mkcpio "$XBUILD/domU32-root" "$XBUILD/domU32.cpio.gz"
 }
@@ -636,10 +638,6 @@ busybox_root() {
 	if [[ -n $ko ]]; then
 		mkdir -p "$dir/usr/lib/xen-test"
 		install -m 644 "$ko" "$dir/usr/lib/xen-test/"
-	fi
-	if [[ -n $MODDIR ]]; then
-		# dom0-init's modules stage loads what it names.
-		install -m 644 "$ROOT/lab/xen/dom0.lsmod" "$dir/etc/dom0.lsmod"
 	fi
 	if [[ -n $MODDIR ]] && ((FOREIGN)); then
 		copy_modules "$dir"
@@ -760,6 +758,8 @@ build_initramfs() {
 	# dom0: the same, plus the Xen tools and the guest (kernel, initramfs,
 	# xl config) in /xen-test.
 	busybox_root "$r" "$LAB/dom0-init"
+	# dom0-init's modules stage loads what it names.
+	[[ -z $MODDIR ]] || install -m 644 "$LAB/dom0.lsmod" "$r/etc/dom0.lsmod"
 	stage_xen_tools "$r"
 	mkdir -p "$r/xen-test"
 	install -m 644 "$LAB/$DOMU_CFG" "$r/xen-test/domU.cfg"

@@ -40,7 +40,7 @@
 # DEB=path/to/linux-image-*.deb (from 'make deb', or any Debian kernel
 # package) boots that package's kernel instead, as dom0 and as the guest,
 # with its modules in both initramfs images and loaded by a "modules"
-# stage (dom0: xen-evtchn xenfs xen-privcmd xen-gntdev; the guest:
+# stage (dom0: those lab/xen/dom0.lsmod names; the guest:
 # xen-evtchn); the KUnit stages are reported as not run, not as passed
 # (the live suite's module is built for the test kernel only).
 # With DOMU=pvh32 or arm32 only dom0 is the package's kernel: the guest

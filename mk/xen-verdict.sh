@@ -300,9 +300,9 @@ judge() {
 		rc2=$(marker_rc "$du" domU-modules)
 		if [[ $GUEST_KIND == @(ARM32|PVH32) && $rc == 0 && $rc2 == skipped* ]]; then
 			# The 32-bit guest is the test kernel, its Xen drivers built in.
-			pass "modules" "ok (dom0: xen-evtchn xenfs xen-privcmd xen-gntdev; domU: the 32-bit test kernel, none)"
+			pass "modules" "ok (dom0: ${PKG_MODULES[*]}; domU: the 32-bit test kernel, none)"
 		elif [[ $rc == 0 && $rc2 == 0 ]]; then
-			pass "modules" "ok (dom0: xen-evtchn xenfs xen-privcmd xen-gntdev; domU: xen-evtchn)"
+			pass "modules" "ok (dom0: ${PKG_MODULES[*]}; domU: xen-evtchn)"
 		else
 			fail "modules" "dom0: $(rc_text "$rc"); domU: $(rc_text "$rc2") (see $d0, $du)"
 		fi

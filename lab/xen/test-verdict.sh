@@ -13,6 +13,7 @@
 # became a module: its KTAP at boot.  tests/x86-module-serial.log is a
 # run with the module, tests/x86-pvh-serial.log one with a PVH guest,
 # tests/x86-pvh-triple-serial.log one whose PVH guest triple faulted,
+# tests/arm64-arm32-deb-serial.log a package's dom0 with a 32-bit guest,
 # tests/arm-hotplug-late-serial.log one with a vCPU late to come online,
 # tests/arm-unplug-rcu-serial.log one with a vCPU slow to unplug (see
 # below).  Each must pass as it is, but the triple-faulted one, which
@@ -244,6 +245,19 @@ cp "$here/tests/x86-pvh-triple-serial.log" "$tmp/pvh-triple-serial.log"
 judge pvh-triple
 expect pvh-triple 1 "5 passed, 5 failed" "kernel splats"
 says pvh-triple 'kernel splats: FAILED: .*(XEN) d1v0 Triple fault - invoking HVM shutdown action 1'
+
+# A Debian arm64 package as dom0 and the 32-bit Arm test kernel as its
+# guest (tests/arm64-arm32-deb-serial.log: make xen-test ARCH=arm64
+# DOMU=arm32 DEB=..., Xen 4.17.7 under QEMU 10.0.2's TCG, whose guest
+# died as its live suite loaded, docs/live-xen.md): the guest, which has
+# no modules, passes the modules stage by saying so; its KUnit stage is
+# judged although dom0's is not; dom0's module failing fails the stage.
+cp "$here/tests/arm64-arm32-deb-serial.log" "$tmp/arm32-deb-serial.log"
+judge arm32-deb --arch arm64 --modules --no-kunit
+expect arm32-deb 1 "5 passed, 7 failed" "domU KUnit"
+says arm32-deb 'modules: ok (dom0: .*; domU: the 32-bit test kernel, none)'
+mutate arm32-deb-mod 's/stage modules end rc=0/stage modules end rc=1/' arm64-arm32-deb-serial.log &&
+	{ judge arm32-deb-mod --arch arm64 --modules --no-kunit; expect arm32-deb-mod 1 "4 passed, 8 failed" "modules"; }
 
 # A vCPU that missed its bring-up deadline is timing, not a fault:
 # tests/arm-hotplug-late-serial.log, a run of make xen-runs ARCH=arm
