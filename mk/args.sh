@@ -37,7 +37,13 @@ for goal in "$@"; do
 			bad "ARCH=$arch: $name builds x86_64, arm or arm64 kernels"
 		[[ -z ${KCONFIG:-} || -f ${KCONFIG:-} ]] || bad "KCONFIG=$KCONFIG: no such file"
 		[[ -z ${LSMOD:-} || -f ${LSMOD:-} ]] || bad "LSMOD=$LSMOD: no such file (lsmod's output, or a module name a line)"
-		[[ -z ${LSMOD:-} ]] || grep -qvE '^(Module |[[:space:]]*$)' "$LSMOD" || bad "LSMOD=$LSMOD: names no module"
+		if [[ -n ${LSMOD:-} ]]; then
+			names=$(lsmod_names "$LSMOD")
+			[[ -n $names ]] || bad "LSMOD=$LSMOD: names no module"
+			# localmodconfig matches names as lsmod prints them.
+			! grep -q -- - <<<"$names" ||
+				bad "LSMOD=$LSMOD: '$(grep -m1 -- - <<<"$names")': module names with _, as lsmod prints them"
+		fi
 		# A configuration for another architecture is refused; one that
 		# names none (a savedefconfig) is taken.
 		if [[ -n ${KCONFIG:-} ]]; then

@@ -262,6 +262,13 @@ kconfig_arch() {
 		/^CONFIG_ARM=y$/ { print "arm"; exit }' || true
 }
 
+# lsmod_names FILE: the module names of a module list (lsmod's output, or
+# a name a line): the first word of each line but the "Module" header and
+# blank ones, as localmodconfig reads it.
+lsmod_names() {
+	awk 'NF && $1 != "Module" { print $1 }' "$1"
+}
+
 # dom0_config O LOG [keep] [ARCH]: configure the build directory O for a
 # dom0 kernel of ARCH (default x86_64), output appended to LOG:
 # KCONFIG=/path/to/.config (or .xz) copied then olddefconfig, else

@@ -161,7 +161,9 @@ rig_init() {
 	STRESS_DIR=$ROOT/lab/xen-evtchn
 	# The modules a package's kernel loads (copy_modules): lab/xen/dom0.lsmod,
 	# which make and make deb take as LSMOD= to build only those.
-	mapfile -t PKG_MODULES < <(awk '$1 != "Module" { gsub("_", "-", $1); print $1 }' "$ROOT/lab/xen/dom0.lsmod")
+	mapfile -t PKG_MODULES < <(lsmod_names "$ROOT/lab/xen/dom0.lsmod" | tr _ -)
+	((${#PKG_MODULES[@]} == ${#KCONFIG_MODULES[@]})) ||
+		die "lab/xen/dom0.lsmod names ${#PKG_MODULES[@]} modules, KCONFIG_MODULES in mk/xen-rig.sh ${#KCONFIG_MODULES[@]} options: one list changed without the other"
 	# dom0's kernel: the copy the guest runs too (the build directory's may be
 	# rebuilt meanwhile).
 	# On Arm the guest is lab/xen/domU-arm.cfg (an Arm guest, not PV).
@@ -759,7 +761,7 @@ build_initramfs() {
 	# xl config) in /xen-test.
 	busybox_root "$r" "$LAB/dom0-init"
 	# dom0-init's modules stage loads what it names.
-	[[ -z $MODDIR ]] || install -m 644 "$LAB/dom0.lsmod" "$r/etc/dom0.lsmod"
+	[[ -z $MODDIR ]] || printf '%s\n' "${PKG_MODULES[@]}" >"$r/etc/dom0.modules"
 	stage_xen_tools "$r"
 	mkdir -p "$r/xen-test"
 	install -m 644 "$LAB/$DOMU_CFG" "$r/xen-test/domU.cfg"
