@@ -483,14 +483,14 @@ input_error() {
 # verdict_main ARG...: the command (see the top of this file).
 verdict_main() {
 	local arch=x86_64 cmdline v
-	PKG='' HAS_KUNIT=1 QEMU_STATUS=0 QEMU_TIME='' L=''
-	local mods=0
+	PKG='' QEMU_STATUS=0 QEMU_TIME='' L=''
+	local mods=0 kunit=1
 	while (($#)); do
 		case $1 in
 		--arch) arch=${2:-}; shift $(($# > 1 ? 2 : 1)) ;;
 		--kernel) PKG=${2:-}; [[ -n $PKG ]] || input_error "--kernel needs a name"; shift 2 ;;
 		--modules) mods=1; shift ;;
-		--no-kunit) HAS_KUNIT=0; shift ;;
+		--no-kunit) kunit=0; shift ;;
 		--qemu-status) QEMU_STATUS=${2:-}; shift $(($# > 1 ? 2 : 1)) ;;
 		--qemu-time) QEMU_TIME=${2:--}; shift $(($# > 1 ? 2 : 1)) ;;
 		--out) L=${2:-}; [[ -n $L ]] || input_error "--out needs a prefix"; shift 2 ;;
@@ -512,7 +512,9 @@ verdict_main() {
 	XEN=
 	rig_init '' # the default directory
 	verdict_init
+	# After rig_init, which sets them for the test kernel.
 	WITH_MODULES=$mods
+	HAS_KUNIT=$kunit
 	if [[ -z $L ]]; then
 		L=${SERIAL%-serial.log}
 		if [[ $(cd "$(dirname "$SERIAL")" && pwd) != "$LOGS" ]]; then
