@@ -227,6 +227,14 @@ if [[ $SERIES_BASE == "$MAIN_BASE" ]]; then
 	run_counted clean-test clean-self tests/clean-test.sh
 fi
 
+# Then the test of when make xen-test reuses a built test kernel
+# (mk/tests/stale-test.sh: image_stale of mk/xen-rig.sh on a made tree, a
+# second).  With the 7.3 base only.
+if [[ $SERIES_BASE == "$MAIN_BASE" ]]; then
+	say "== make xen-test rebuilds a test kernel built with other options (mk/tests/stale-test.sh)"
+	run_counted stale-test stale-self tests/stale-test.sh
+fi
+
 # Then the self-test of make xen-test's verdict (lab/xen/test-verdict.sh:
 # mk/xen-verdict.sh on saved serial logs, passing and broken on purpose;
 # under a minute), with the 7.3 base only.  VERDICT_TEST=0 leaves it out.

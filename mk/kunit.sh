@@ -121,8 +121,14 @@ building() {
 cd "$LINUX"
 start_ticker "$PROG" building
 status=0
+# What the kernel is built with, once it is built (mk/xen-rig.sh's
+# image_stale reads it: a kernel built with other options is rebuilt).
+rm -f "$bdir/$KUNIT_ADD_STAMP"
 python3 tools/testing/kunit/kunit.py "${args[@]}" 2>&1 | tee "$log" || status=$?
 stop_ticker
+if grep -q 'Starting KUnit Kernel' "$log"; then
+	printf '%s\n' "${KUNIT_KCONFIG_ADD:-}" >"$bdir/$KUNIT_ADD_STAMP"
+fi
 ((status == 0)) || die "kunit.py failed (exit $status); full log: $log"
 
 # A sanitizer report fails the run even where it did not fail a test

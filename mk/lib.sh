@@ -335,6 +335,15 @@ kunit_log() {
 	echo "$LOGS/$(basename "$(kunit_build_dir "$1")").log"
 }
 
+# The KUNIT_KCONFIG_ADD a KUnit build directory's kernel was built with,
+# which mk/kunit.sh writes there once kunit.py has built it (none: not
+# built by mk/kunit.sh, or its last build failed).
+KUNIT_ADD_STAMP=kunit-kconfig-add
+kunit_built_with() {
+	[[ -f $1/$KUNIT_ADD_STAMP ]] || return 1
+	cat "$1/$KUNIT_ADD_STAMP"
+}
+
 # kunit_counts JSON: "PASSED FAILED SKIPPED" from a kunit.py --json file
 # (mk/kunit.sh's, mk/xen-verdict.sh's): every test case of every suite;
 # a crashed case (ERROR) counts as failed, and so do the parser's errors

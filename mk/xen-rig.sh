@@ -216,14 +216,26 @@ check_host() {
 # missing or older than build/linux, its configuration, or a file edited
 # in build/linux's drivers/xen or include/xen (committed or not).
 kernel_needs_build() {
-	image_stale "$BZIMAGE" "$LAB/$XEN_CONFIG"
+	image_stale "$BZIMAGE" "$LAB/$XEN_CONFIG" "$KDIR"
 }
 
-# image_stale IMAGE CONFIG: whether the KUnit kernel IMAGE, configured
-# with the fragment CONFIG, is missing or older than what it is built from.
+# say_built_with BDIR: with XEN_TEST_NO_BUILD=1, say which options the
+# kernel taken as it is was built with beyond its configuration.
+say_built_with() {
+	local with
+	with=$(kunit_built_with "$1") || with='(not recorded)'
+	[[ -z $with ]] || say "XEN_TEST_NO_BUILD=1: ${1#"$ROOT"/}'s kernel, built with KUNIT_KCONFIG_ADD=$with"
+}
+
+# image_stale IMAGE CONFIG BDIR: whether the KUnit kernel IMAGE, built in
+# BDIR and configured with the fragment CONFIG, is missing, older than
+# what it is built from, or built with another KUNIT_KCONFIG_ADD (by
+# make kunit KUNIT_KCONFIG_ADD=..., e.g. an LPAE kernel) than now.
 image_stale() {
-	local f
+	local f with
 	[[ -f $1 ]] || return 0
+	with=$(kunit_built_with "$3") || return 0
+	[[ $with == "${KUNIT_KCONFIG_ADD:-}" ]] || return 0
 	for f in "$SERIES_STAMP" "$2" "$ROOT/mk/kunit.sh" \
 		"$LINUX/drivers/xen/events/tests/.kunitconfig"; do
 		[[ ! $f -nt $1 ]] || return 0
@@ -313,6 +325,7 @@ check_kernel() {
 	esac
 	if [[ ${XEN_TEST_NO_BUILD:-} == 1 ]]; then
 		[[ -f $BZIMAGE ]] || die "$BZIMAGE missing (XEN_TEST_NO_BUILD=1)"
+		say_built_with "$KDIR"
 	elif kernel_needs_build; then
 		say "building the test kernel: mk/kunit.sh $XEN_ARCH"
 		if ! "$ROOT/mk/kunit.sh" "$XEN_ARCH"; then
@@ -525,10 +538,11 @@ guest32_prepare() {
 	GUEST32_CONFIG=$kdir/.config
 	if [[ ${XEN_TEST_NO_BUILD:-} == 1 ]]; then
 		[[ -f $GUEST32_IMAGE ]] || die "$GUEST32_IMAGE missing (XEN_TEST_NO_BUILD=1)"
-	elif image_stale "$GUEST32_IMAGE" "$LAB/$frag"; then
+		say_built_with "$kdir"
+	elif image_stale "$GUEST32_IMAGE" "$LAB/$frag" "$kdir"; then
 		say "building the 32-bit guest's kernel: mk/kunit.sh $karch"
 		if ! KUNIT_BUILD_DIR='' "$ROOT/mk/kunit.sh" "$karch"; then
-			! image_stale "$GUEST32_IMAGE" "$LAB/$frag" ||
+			! image_stale "$GUEST32_IMAGE" "$LAB/$frag" "$kdir" ||
 				die "mk/kunit.sh $karch failed"
 			warn "mk/kunit.sh $karch failed, but built $GUEST32_IMAGE: going on"
 		fi
