@@ -277,9 +277,12 @@ lsmod_names() {
 # modules, as the kernel's "make LSMOD=FILE localmodconfig" does (the =y
 # options stay, but for those that depend on a module it drops): a
 # Debian configuration's thousands of modules cut to what a dom0 loads.
-# Either way CONFIG_XEN_DOM0 must end up =y.
+# Either way CONFIG_XEN_DOM0 must end up =y.  O/config-from says where
+# the configuration came from (KCONFIG=..., or the defconfig, then
+# LSMOD=...): a kept one is named by it.
+CONFIG_FROM=config-from
 dom0_config() {
-	local o=$1 log=$2 keep=${3:-} arch=${4:-x86_64} std
+	local o=$1 log=$2 keep=${3:-} arch=${4:-x86_64} std kept=0
 	std=$(kbuild_std "$arch") || die "no kernel configuration defined for ARCH '$arch'"
 	if [[ -n ${KCONFIG:-} ]]; then
 		[[ -f $KCONFIG ]] || die "KCONFIG=$KCONFIG: no such file"
@@ -303,6 +306,9 @@ dom0_config() {
 		say "configuring: $std"
 		kbuild_config "$LINUX" "$o" "$arch" "$log" ||
 			die "configuration failed; see $log"
+	else
+		say "the configuration of ${o#"$ROOT"/}, as an earlier make or make deb left it: $(cat "$o/$CONFIG_FROM" 2>/dev/null || echo 'its origin not recorded')"
+		kept=1
 	fi
 	if [[ -n ${LSMOD:-} ]]; then
 		local lsmod nmod
@@ -314,6 +320,12 @@ dom0_config() {
 	fi
 	grep -qx 'CONFIG_XEN_DOM0=y' "$o/.config" ||
 		die "CONFIG_XEN_DOM0 is not =y in $o/.config (from ${KCONFIG:-$std}; ARCH=$arch)"
+	if ((!kept)); then
+		echo "${KCONFIG:+KCONFIG=$(realpath "$KCONFIG")}${KCONFIG:-$std}${LSMOD:+, LSMOD=$(realpath "$LSMOD")}" >"$o/$CONFIG_FROM"
+	elif [[ -n ${LSMOD:-} ]]; then
+		echo "$(cat "$o/$CONFIG_FROM" 2>/dev/null || echo 'not recorded'), LSMOD=$(realpath "$LSMOD")" >"$o/$CONFIG_FROM.tmp"
+		mv "$o/$CONFIG_FROM.tmp" "$o/$CONFIG_FROM"
+	fi
 }
 
 # count_objects DIR: object files present in a build directory.
