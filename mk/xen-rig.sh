@@ -112,15 +112,15 @@ rig_init() {
 	HAS_KUNIT=1
 	XEN_PKGS=("xen-hypervisor-$XEN_SERIES-$DEB_ARCH" "xen-utils-$XEN_SERIES")
 	# APT_ROOT=1: the libraries the tools need (their NEEDED entries,
-	# resolved in the unpacked packages; a missing one stops the run) and
-	# busybox (Arm's; x86_64 takes the host's, static).  Debian 13 renamed
+	# resolved in the unpacked packages; a missing one stops the run) and,
+	# on Arm, busybox (x86_64 takes the host's, static).  Debian 13 renamed
 	# libext2fs2 (the 64-bit time_t transition).
 	LIB_PKGS=(libxencall1 libxendevicemodel1 libxenevtchn1 libxenforeignmemory1
 		libxengnttab1 libxenhypfs1 "libxenmisc$XEN_SERIES" libxenstore4
 		libxentoolcore1 libxentoollog1 libyajl2 libc6 libgcc-s1 libfdt1
 		"libext2fs2$([[ $XEN_SUITE == bookworm ]] || echo t64)"
-		libuuid1 libbz2-1.0 liblzma5 libzstd1 zlib1g libblkid1 libcom-err2
-		busybox-static)
+		libuuid1 libbz2-1.0 liblzma5 libzstd1 zlib1g libblkid1 libcom-err2)
+	((!FOREIGN)) || LIB_PKGS+=(busybox-static)
 	XEN_BIN=/usr/lib/xen-$XEN_SERIES/bin
 	XEN_TOOLS=(xl xenstored xenconsoled xen-init-dom0)
 	# xl save and restore run it (x86 only: Xen on Arm cannot save a
@@ -404,7 +404,7 @@ fetch_xen_foreign() {
 	if [[ -f $XROOT/.version && -f $XEN_ELF ]]; then
 		return
 	fi
-	say "fetching Debian's Xen $XEN_SERIES ($s), its tools, their libraries and busybox for $DEB_ARCH (private APT configuration in ${apt#"$ROOT"/}; log: $PREPLOG)"
+	say "fetching Debian's Xen $XEN_SERIES ($s), its tools, their libraries$( ((!FOREIGN)) || echo ' and busybox') for $DEB_ARCH (private APT configuration in ${apt#"$ROOT"/}; log: $PREPLOG)"
 	# .version last: a root without it is fetched again.
 	apt_unpack "$apt" "$DEB_ARCH" "$XROOT" "$PREPLOG" \
 		"${XEN_PKGS[@]/%/:$DEB_ARCH}" "${LIB_PKGS[@]/%/:$DEB_ARCH}" -- \
@@ -414,7 +414,8 @@ fetch_xen_foreign() {
 	for p in "${XEN_TOOLS[@]}"; do
 		[[ -x $XROOT$XEN_BIN/$p ]] || die "xen-utils-$XEN_SERIES ($DEB_ARCH) has no $XEN_BIN/$p"
 	done
-	xroot_file /bin/busybox >/dev/null || die "busybox-static ($DEB_ARCH) has no bin/busybox"
+	((!FOREIGN)) || xroot_file /bin/busybox >/dev/null ||
+		die "busybox-static ($DEB_ARCH) has no bin/busybox"
 	# Xen on x86 is packaged gzipped (QEMU's multiboot loader takes the
 	# ELF), on Arm as it boots.
 	if [[ -f $XROOT/$hv.gz ]]; then
