@@ -217,7 +217,7 @@ vee-report: deps
 #= LOCALVERSION: make deb's release suffix (default -evtchn-rr)
 #= KUNIT_CONFIGS: make check's KUnit configurations (x86_64 arm64 arm i386 x86_64-rt i386-rt x86_64-san arm-san, or none)
 #= KUNIT_FILTER: make kunit's suite[.case] globs (kunit.py's filter_glob)
-#= KUNIT_KCONFIG_ADD: more options for make kunit's kernel ("CONFIG_A=y CONFIG_B=y")
+#= KUNIT_KCONFIG_ADD: more options for make kunit's kernel, and for each test kernel make xen-test builds ("CONFIG_A=y CONFIG_B=y"; a kernel built with others is rebuilt)
 #= KUNIT_BUILD_DIR: another build directory for make kunit (under build/)
 #= SIGNOFF: make series' and make export's sender, "Name <mail>" (default: git's user.name and user.email)
 #= AUTHOR: make series' and make export's author of every patch, "Name <mail>" (default: the sender)

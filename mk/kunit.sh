@@ -127,7 +127,7 @@ rm -f "$bdir/$KUNIT_ADD_STAMP"
 python3 tools/testing/kunit/kunit.py "${args[@]}" 2>&1 | tee "$log" || status=$?
 stop_ticker
 if grep -q 'Starting KUnit Kernel' "$log"; then
-	printf '%s\n' "${KUNIT_KCONFIG_ADD:-}" >"$bdir/$KUNIT_ADD_STAMP"
+	kunit_add_words >"$bdir/$KUNIT_ADD_STAMP"
 fi
 ((status == 0)) || die "kunit.py failed (exit $status); full log: $log"
 

@@ -286,6 +286,7 @@ dom0_config() {
 	std=$(kbuild_std "$arch") || die "no kernel configuration defined for ARCH '$arch'"
 	if [[ -n ${KCONFIG:-} ]]; then
 		[[ -f $KCONFIG ]] || die "KCONFIG=$KCONFIG: no such file"
+		rm -f "$o/$CONFIG_FROM"
 		say "configuring from $KCONFIG (olddefconfig, ARCH=$arch)"
 		case $KCONFIG in
 		*.xz) xz -dc "$KCONFIG" >"$o/.config" || die "KCONFIG=$KCONFIG: cannot uncompress it" ;;
@@ -303,11 +304,12 @@ dom0_config() {
 		kmake "$LINUX" "$o" "$arch" olddefconfig >>"$log" 2>&1 ||
 			die "olddefconfig failed; see $log"
 	elif [[ $keep != keep || ! -f $o/.config ]]; then
+		rm -f "$o/$CONFIG_FROM"
 		say "configuring: $std"
 		kbuild_config "$LINUX" "$o" "$arch" "$log" ||
 			die "configuration failed; see $log"
 	else
-		say "the configuration of ${o#"$ROOT"/}, as an earlier make or make deb left it: $(cat "$o/$CONFIG_FROM" 2>/dev/null || echo 'its origin not recorded')"
+		say "the configuration of ${o#"$ROOT"/}, as an earlier make or make deb left it: $(cat "$o/$CONFIG_FROM" 2>/dev/null || echo 'origin not recorded')"
 		kept=1
 	fi
 	if [[ -n ${LSMOD:-} ]]; then
@@ -320,11 +322,15 @@ dom0_config() {
 	fi
 	grep -qx 'CONFIG_XEN_DOM0=y' "$o/.config" ||
 		die "CONFIG_XEN_DOM0 is not =y in $o/.config (from ${KCONFIG:-$std}; ARCH=$arch)"
+	local from
 	if ((!kept)); then
-		echo "${KCONFIG:+KCONFIG=$(realpath "$KCONFIG")}${KCONFIG:-$std}${LSMOD:+, LSMOD=$(realpath "$LSMOD")}" >"$o/$CONFIG_FROM"
+		from=$std
+		[[ -z ${KCONFIG:-} ]] || from="KCONFIG=$(realpath "$KCONFIG")"
+		echo "$from${LSMOD:+, LSMOD=$(realpath "$LSMOD")}" >"$o/$CONFIG_FROM"
 	elif [[ -n ${LSMOD:-} ]]; then
-		echo "$(cat "$o/$CONFIG_FROM" 2>/dev/null || echo 'not recorded'), LSMOD=$(realpath "$LSMOD")" >"$o/$CONFIG_FROM.tmp"
-		mv "$o/$CONFIG_FROM.tmp" "$o/$CONFIG_FROM"
+		from=$(cat "$o/$CONFIG_FROM" 2>/dev/null) || from='origin not recorded'
+		[[ $from == *", LSMOD=$(realpath "$LSMOD")" ]] ||
+			echo "$from, LSMOD=$(realpath "$LSMOD")" >"$o/$CONFIG_FROM"
 	fi
 }
 
@@ -350,10 +356,17 @@ kunit_log() {
 # The KUNIT_KCONFIG_ADD a KUnit build directory's kernel was built with,
 # which mk/kunit.sh writes there once kunit.py has built it (none: not
 # built by mk/kunit.sh, or its last build failed).
+# kunit_add_words: KUNIT_KCONFIG_ADD's options, a space between each (so
+# that spacing alone does not make a kernel stale).
 KUNIT_ADD_STAMP=kunit-kconfig-add
 kunit_built_with() {
 	[[ -f $1/$KUNIT_ADD_STAMP ]] || return 1
 	cat "$1/$KUNIT_ADD_STAMP"
+}
+kunit_add_words() {
+	local w
+	read -ra w <<<"${KUNIT_KCONFIG_ADD:-}" || true
+	echo "${w[*]}"
 }
 
 # kunit_counts JSON: "PASSED FAILED SKIPPED" from a kunit.py --json file

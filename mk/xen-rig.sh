@@ -235,7 +235,7 @@ image_stale() {
 	local f with
 	[[ -f $1 ]] || return 0
 	with=$(kunit_built_with "$3") || return 0
-	[[ $with == "${KUNIT_KCONFIG_ADD:-}" ]] || return 0
+	[[ $with == "$(kunit_add_words)" ]] || return 0
 	for f in "$SERIES_STAMP" "$2" "$ROOT/mk/kunit.sh" \
 		"$LINUX/drivers/xen/events/tests/.kunitconfig"; do
 		[[ ! $f -nt $1 ]] || return 0
@@ -393,7 +393,7 @@ fetch_xen() {
 
 # fetch_xen_foreign: the same for APT_ROOT=1 (Arm, or XEN=4.20), from
 # Debian's packages of that architecture and suite (Xen, its tools, the
-# libraries of LIB_PKGS, busybox-static) downloaded under a private APT
+# libraries of LIB_PKGS, on Arm busybox-static) downloaded under a private APT
 # configuration in build/xen[-ARCH][-XEN]/apt (its own sources list,
 # lists, status and cache; the host's apt sources and dpkg architectures
 # stay as they are).  Xen's version is the one the archive has; delete

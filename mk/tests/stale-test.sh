@@ -20,6 +20,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=mk/xen-rig.sh
 . "$here/../xen-rig.sh"
 
+# Not the caller's options (make check KUNIT_KCONFIG_ADD=...).
+unset KUNIT_KCONFIG_ADD
 # What image_stale reads, made: a tree, its series stamp, a fragment.
 LINUX=$tmp/linux
 SERIES_STAMP=$LINUX/.git/series-stamp
@@ -57,6 +59,7 @@ check built-plain-lpae-asked stale KUNIT_KCONFIG_ADD=CONFIG_ARM_LPAE=y
 echo CONFIG_ARM_LPAE=y >"$bdir/$KUNIT_ADD_STAMP"
 check built-lpae-plain-asked stale KUNIT_KCONFIG_ADD=
 check built-lpae-lpae-asked reused KUNIT_KCONFIG_ADD=CONFIG_ARM_LPAE=y
+check built-lpae-spaced-asked reused "KUNIT_KCONFIG_ADD=  CONFIG_ARM_LPAE=y "
 printf '\n' >"$bdir/$KUNIT_ADD_STAMP"
 touch -d '+2 minutes' "$LINUX/drivers/xen/events/events_2l.c"
 check source-newer stale
