@@ -240,7 +240,7 @@ vee-report: deps
 #= VERDICT_TEST: 0: make check leaves the xen-test verdict's self-test out
 #= PROVE: 0: make check leaves make prove out
 #= XEN_TEST: 0: make check leaves the live tests on Xen out
-#= XEN_TEST_ARCHS: make check's live runs, each ARCH[:XEN[:DOMU]] (default x86_64 x86_64:4.20 arm)
+#= XEN_TEST_ARCHS: make check's live runs, each ARCH[:XEN[:DOMU]] (default x86_64 x86_64:4.20 arm, and arm64:4.17:arm32 on 7.3)
 #= XEN_RUNS: make xen-runs' runs (default 10)
 #= XEN_TEST_NO_BUILD: 1: make xen-test boots the KUnit kernel as it is, never rebuilt
 #= XEN_TEST_TIMEOUT: make xen-test's limit for QEMU, seconds (600, 1500 on Arm)
