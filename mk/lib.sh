@@ -367,9 +367,9 @@ kunit_built_with() {
 	cat "$1/$KUNIT_ADD_STAMP"
 }
 kunit_add_words() {
-	local w
-	read -ra w <<<"${KUNIT_KCONFIG_ADD:-}" || true
-	echo "${w[*]}"
+	local opts
+	read -ra opts <<<"${KUNIT_KCONFIG_ADD:-}" || true
+	echo "${opts[*]}"
 }
 
 # kunit_counts JSON: "PASSED FAILED SKIPPED" from a kunit.py --json file
