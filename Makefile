@@ -24,7 +24,7 @@ ARGS_ERROR := $(shell ARCH='$(ARCH)' KCONFIG='$(KCONFIG)' LSMOD='$(LSMOD)' DEB='
 	XEN_TEST_TCG='$(XEN_TEST_TCG)' XEN_TEST_QEMU='$(XEN_TEST_QEMU)' XEN_TEST_FAULT='$(XEN_TEST_FAULT)' \
 	XEN_TEST_GUEST_FAULTS='$(XEN_TEST_GUEST_FAULTS)' XEN_TEST_TRACE='$(XEN_TEST_TRACE)' \
 	XEN_TEST_SAVE='$(XEN_TEST_SAVE)' XEN_TEST_WIDTH='$(XEN_TEST_WIDTH)' \
-	XEN_TEST_WIDTH_RUNS='$(XEN_TEST_WIDTH_RUNS)' XEN_TEST_PORTS='$(XEN_TEST_PORTS)' DOMU='$(DOMU)' XEN='$(XEN)' CI_HOG='$(CI_HOG)' CI_CCACHE='$(CI_CCACHE)' CI_FULL='$(CI_FULL)' mk/args.sh $(MAKECMDGOALS) 2>&1)
+	XEN_TEST_WIDTH_RUNS='$(XEN_TEST_WIDTH_RUNS)' XEN_TEST_PORTS='$(XEN_TEST_PORTS)' DOMU='$(DOMU)' XEN='$(XEN)' XEN_HV='$(XEN_HV)' CI_HOG='$(CI_HOG)' CI_CCACHE='$(CI_CCACHE)' CI_FULL='$(CI_FULL)' mk/args.sh $(MAKECMDGOALS) 2>&1)
 ifneq ($(ARGS_ERROR),)
 $(error $(ARGS_ERROR))
 endif
@@ -257,6 +257,7 @@ vee-report: deps
 #= CI_FULL: 1: make ci-cold's .ci/run runs the full make check (its cold time)
 #= CI_CCACHE: keep: make ci-cold keeps the last run's ccache (default empty)
 #= XEN_TEST_TCG: QEMU's TCG, multi (a thread per vCPU, the default) or single
+#= XEN_HV: make xen-test's hypervisor, debian (Debian's binary, the default) or tcg-debug (Xen 4.17 from Debian's source with lab/xen/hv's patches, x86_64: says what QEMU's TCG breaks under PVH guests)
 #= XEN_TEST_QEMU: make xen-test's QEMU, host (Debian 12's 7.2) or backports (bookworm-backports', unpacked in build/qemu-backports; the default with ARCH=arm64 DOMU=arm32)
 #= XEN_TEST_FAULT: late, stall or lost: the guest answers its event 100 late or never (test only)
 #= XEN_TEST_GUEST_FAULTS: 0: no pause, save and restore, and vCPU unplug of the guest during the exchange (default 1)

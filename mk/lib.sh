@@ -826,6 +826,10 @@ xen_test_args() {
 	[[ $v == @(4.17|4.20) ]] || { echo "XEN=$v: 4.17 (Debian 12's Xen) or 4.20 (Debian 13's)"; return; }
 	[[ $v != 4.20 || $arch != arm ]] ||
 		{ echo "XEN=4.20 needs ARCH=x86_64 or arm64 (Debian 13 has no Xen for armhf), not arm"; return; }
+	v=${XEN_HV:-debian}
+	[[ $v == @(debian|tcg-debug) ]] || { echo "XEN_HV=$v: debian or tcg-debug"; return; }
+	[[ $v == debian ]] || [[ $arch == x86_64 && ${XEN:-4.17} == 4.17 ]] ||
+		{ echo "XEN_HV=tcg-debug needs ARCH=x86_64 and XEN=4.17 (its patches are for Xen 4.17's SVM code)"; return; }
 	v=${XEN_TEST_QEMU:-host}
 	[[ $v == @(host|backports) ]] || { echo "XEN_TEST_QEMU=$v: host or backports"; return; }
 	v=${DOMU:-pv}

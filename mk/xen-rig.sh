@@ -183,6 +183,7 @@ rig_init() {
 	QEMU_FROM=${XEN_TEST_QEMU:-$([[ $XEN_ARCH == arm64 && $GUEST32 == 1 ]] && echo backports || echo host)}
 	GUEST32_IMAGE='' GUEST32_MAP='' GUEST32_CONFIG=''
 	QEMU_PID=
+	XEN_HV_VERSION=
 	# Set by the live labs (see above).
 	QEMU_MEM=2048
 	QEMU_EXTRA=()
@@ -825,7 +826,7 @@ run_qemu() {
 	[[ $name != "$serial" ]] || die "run_qemu: $serial: not NAME-serial.log"
 	[[ $timeout =~ ^[0-9]+$ ]] || die "run_qemu: timeout '$timeout': not a number of seconds"
 	rm -f "$raw"
-	say "booting Xen $(<"$XROOT/.version") ($DEB_ARCH) + dom0 under QEMU (TCG, 2 vCPUs; hard limit ${timeout}s)"
+	say "booting Xen ${XEN_HV_VERSION:+$XEN_HV_VERSION }$(<"$XROOT/.version") ($DEB_ARCH) + dom0 under QEMU (TCG, 2 vCPUs; hard limit ${timeout}s)"
 	if ((FOREIGN)); then
 		boot=(-device "guest-loader,addr=$LOAD_KERNEL,kernel=$kernel,bootargs=$args"
 			-device "guest-loader,addr=$LOAD_INITRD,initrd=$XBUILD/dom0.cpio.gz")
@@ -868,8 +869,19 @@ rig_prepare() {
 	check_kernel
 	build_live_module
 	fetch_xen
+	[[ ${XEN_HV:-debian} == debian ]] || build_xen_hv
 	[[ $QEMU_FROM != backports ]] || fetch_qemu_backports
 	build_stress
+}
+
+# build_xen_hv: XEN_HV=tcg-debug: the hypervisor QEMU boots is Xen 4.17
+# built from Debian's source with lab/xen/hv's patches (mk/xen-hv.sh, in
+# build/xen/hv), not Debian's binary; the tools stay Debian's.
+build_xen_hv() {
+	"$ROOT/mk/xen-hv.sh" "$XBUILD/hv" "$XROOT/boot/xen-$XEN_SERIES-amd64.config" ||
+		die "cannot build the tcg-debug hypervisor (XEN_HV=tcg-debug; see $LOGS/xen-hv.log)"
+	XEN_ELF=$XBUILD/hv/xen.elf
+	XEN_HV_VERSION="$(cut -d' ' -f1 "$XBUILD/hv/stamp") from source with lab/xen/hv's patches (XEN_HV=tcg-debug), tools"
 }
 
 # fetch_qemu_backports: QEMU_FROM=backports: Debian's QEMU from

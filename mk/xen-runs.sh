@@ -11,7 +11,7 @@
 # bug stage is left out (XEN_TEST_WIDTH=0) unless it is set.
 #
 # Output: a line per run as it ends, then the table,
-# build/out/xen-runs-ARCH[-BASE]-idle|loadN[-tcgMODE][-qemuQEMU][-XEN][-DOMU].txt (written whole
+# build/out/xen-runs-ARCH[-BASE]-idle|loadN[-tcgMODE][-qemuQEMU][-XEN][-DOMU][-HV].txt (written whole
 # when the last run ended: the command, the date, the tree's commit, a
 # line per run, a summary), each run's output in
 # build/logs/xen-runs-NAME/run-I.out and its serial log beside it.
@@ -34,6 +34,7 @@ if [[ $LOAD == 0 ]]; then name+=-idle; else name+=-load$LOAD; fi
 [[ -z ${XEN_TEST_QEMU:-} ]] || name+=-qemu$XEN_TEST_QEMU
 [[ ${XEN:-4.17} == 4.17 ]] || name+=-$XEN
 [[ ${DOMU:-pv} == pv ]] || name+=-$DOMU
+[[ ${XEN_HV:-debian} == debian ]] || name+=-$XEN_HV
 RLOGS=$LOGS/$name
 OUTDIR=$BUILD/out
 mkdir -p "$RLOGS" "$OUTDIR"
