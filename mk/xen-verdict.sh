@@ -40,8 +40,9 @@ verdict_init() {
 	SPLATS='WARNING:|BUG:|Oops|Call Trace|UBSAN|blocked for more than|detected stall|Kernel panic'
 	# Xen's own: a panic, a BUG, an assertion; and a guest that Xen saw
 	# crash, whose kernel may say nothing (its console just stops): a
-	# triple fault of an HVM or PVH vCPU, a domain_crash().
-	XEN_SPLATS='\(XEN\) (Panic on CPU|Xen BUG at|Assertion .* failed|FATAL |d[0-9]+v[0-9]+ Triple fault|.*domain_crash called from)'
+	# triple fault of an HVM or PVH vCPU, a domain_crash(); and what the
+	# tcg-debug hypervisor (XEN_HV=tcg-debug) says QEMU's TCG broke.
+	XEN_SPLATS='\(XEN\) (Panic on CPU|Xen BUG at|Assertion .* failed|FATAL |d[0-9]+v[0-9]+ Triple fault|.*domain_crash called from|tcg-debug: )'
 	PASSED=0 FAILED=0
 	# On Arm no VIRQ_TIMER port exists (only x86 binds one): the live suite
 	# has no timer_first case there; in logs from before it left the
