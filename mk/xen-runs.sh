@@ -79,7 +79,7 @@ done
 
 table=$OUTDIR/$name.txt
 {
-	echo "# make xen-runs XEN_RUNS=$RUNS ARCH=$ARCH_ BASE=$SERIES_BASE XEN_TEST_LOAD=$LOAD${XEN_TEST_TCG:+ XEN_TEST_TCG=$XEN_TEST_TCG}"
+	echo "# make xen-runs XEN_RUNS=$RUNS ARCH=$ARCH_ BASE=$SERIES_BASE XEN_TEST_LOAD=$LOAD${XEN_TEST_TCG:+ XEN_TEST_TCG=$XEN_TEST_TCG}${XEN_TEST_QEMU:+ XEN_TEST_QEMU=$XEN_TEST_QEMU}${XEN:+ XEN=$XEN}${DOMU:+ DOMU=$DOMU}${XEN_HV:+ XEN_HV=$XEN_HV}"
 	echo "# $(date -u '+%F %T UTC'), $(nproc) host cores, project commit $(git -C "$ROOT" rev-parse --short HEAD)"
 	printf '%s\n' "${rows[@]}"
 	echo "$((RUNS - failed)) of $RUNS runs passed; worst round trip of all: $worst_all ms"
