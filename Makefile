@@ -240,7 +240,7 @@ vee-report: deps
 #= VERDICT_TEST: 0: make check leaves the xen-test verdict's self-test out
 #= PROVE: 0: make check leaves make prove out
 #= XEN_TEST: 0: make check leaves the live tests on Xen out
-#= XEN_TEST_ARCHS: make check's live runs, each ARCH[:XEN[:DOMU]] (default x86_64 x86_64:4.20 arm, and arm64:4.17:arm32 on 7.3)
+#= XEN_TEST_ARCHS: make check's live runs, each ARCH[:XEN[:DOMU]] (default x86_64 x86_64:4.20 arm, and arm64:4.17:arm32 x86_64:4.17:pvh32 on 7.3)
 #= XEN_RUNS: make xen-runs' runs (default 10)
 #= XEN_TEST_NO_BUILD: 1: make xen-test boots the KUnit kernel as it is, never rebuilt
 #= XEN_TEST_TIMEOUT: make xen-test's limit for QEMU, seconds (600, 1500 on Arm)
@@ -256,8 +256,8 @@ vee-report: deps
 #= CI_WRITE_ONLY: 1: make ci-cold only writes its docs file from the last run's clone
 #= CI_FULL: 1: make ci-cold's .ci/run runs the full make check (its cold time)
 #= CI_CCACHE: keep: make ci-cold keeps the last run's ccache (default empty)
-#= XEN_TEST_TCG: QEMU's TCG, multi (a thread per vCPU, the default) or single
-#= XEN_HV: make xen-test's hypervisor, debian (Debian's binary, the default) or tcg-debug (Xen 4.17 from Debian's source with lab/xen/hv's patches, x86_64: says what QEMU's TCG breaks under PVH guests)
+#= XEN_TEST_TCG: QEMU's TCG, multi (a thread per vCPU, the default) or single (the default with DOMU=pvh32)
+#= XEN_HV: make xen-test's hypervisor, debian (Debian's binary; the default but with DOMU=pvh32 on 4.17) or tcg-debug (Xen 4.17 from Debian's source with lab/xen/hv's patches, x86_64: says what QEMU's TCG breaks under PVH guests)
 #= XEN_TEST_QEMU: make xen-test's QEMU, host (Debian 12's 7.2) or backports (bookworm-backports', unpacked in build/qemu-backports; the default with ARCH=arm64 DOMU=arm32)
 #= XEN_TEST_FAULT: late, stall or lost: the guest answers its event 100 late or never (test only)
 #= XEN_TEST_GUEST_FAULTS: 0: no pause, save and restore, and vCPU unplug of the guest during the exchange (default 1)

@@ -181,6 +181,10 @@ rig_init() {
 	# arm64 takes the backport by default: QEMU 7.2 aborts under it
 	# (docs/live-xen.md).
 	QEMU_FROM=${XEN_TEST_QEMU:-$([[ $XEN_ARCH == arm64 && $GUEST32 == 1 ]] && echo backports || echo host)}
+	# The 32-bit PVH guest on Xen 4.17 takes the tcg-debug hypervisor by
+	# default: under Debian's, QEMU's TCG keeps it at its first CPUID
+	# (docs/live-xen.md).
+	XEN_HV=${XEN_HV:-$([[ ${DOMU:-pv} == pvh32 && $XEN_SERIES == 4.17 ]] && echo tcg-debug || echo debian)}
 	GUEST32_IMAGE='' GUEST32_MAP='' GUEST32_CONFIG=''
 	QEMU_PID=
 	XEN_HV_VERSION=
