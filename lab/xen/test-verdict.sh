@@ -248,9 +248,10 @@ judge pvh-triple
 expect pvh-triple 1 "5 passed, 5 failed" "kernel splats"
 says pvh-triple 'kernel splats: FAILED: .*(XEN) d1v0 Triple fault - invoking HVM shutdown action 1'
 
-# A 32-bit PVH guest (make xen-test DOMU=pvh32 XEN_HV=tcg-debug):
+# A 32-bit PVH guest (make xen-test DOMU=pvh32, from make check):
 # tests/x86-pvh32-serial.log, a passing run (7.3.4 with the series, Xen
-# 4.17.5 built with lab/xen/hv's patches, QEMU 7.2), must pass as a 32-bit
+# 4.17.5 built with lab/xen/hv's patches, QEMU 7.2's TCG in one thread,
+# its defaults), must pass as a 32-bit
 # PVH guest, and fail the guest's stress stage, and no other, when its
 # stress stops short of word 31 (ports 992-1023).
 cp "$here/tests/x86-pvh32-serial.log" "$tmp/pvh32-serial.log"
