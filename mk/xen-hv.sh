@@ -11,7 +11,7 @@
 # private APT configuration in DIR/apt; the security suite's newer
 # source is not in the archive this project reaches), configured with
 # CONFIG, the .config of Debian's binary hypervisor.  It is built again
-# only when the source version or a patch changes (DIR/stamp).  Log:
+# only when the source version, a patch or CONFIG changes (DIR/stamp).  Log:
 # build/logs/xen-hv.log.
 set -euo pipefail
 # shellcheck source=mk/lib.sh

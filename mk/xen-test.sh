@@ -125,10 +125,7 @@ EVENTS=${XEN_TEST_EVENTS:-$( ((FOREIGN)) && echo 2000 || echo 10000)}
 STRESS_PORTS=${XEN_TEST_PORTS:-max}
 LOAD=${XEN_TEST_LOAD:-0}
 LOAD_NICE=${XEN_TEST_LOAD_NICE:-0}
-# The 32-bit PVH guest takes single-threaded TCG by default: with a
-# thread per vCPU QEMU's SVM breaks its state in about half the runs, in
-# one thread in none seen (docs/live-xen.md).
-TCG=${XEN_TEST_TCG:-$([[ ${DOMU:-pv} == pvh32 ]] && echo single || echo multi)}
+# TCG: rig_init's, from XEN_TEST_TCG or the guest's default.
 [[ $TCG != single ]] || QEMU=("${QEMU[@]/#tcg/tcg,thread=single}")
 # Named threads ("CPU 0/TCG"), for qemu_tick's view of them.
 QEMU_EXTRA+=(-name "xen-test,debug-threads=on")
