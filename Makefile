@@ -38,14 +38,14 @@ endif
 # (mk/kernel.sh; KCONFIG=/path/to/.config replaces defconfig + xen.config,
 # LSMOD=file keeps only the modules it names); ARCH=arm|arm64:
 # cross-built, in build/out/ARCH/.
-## all: the patched, dom0-capable kernel in build/out/ (ARCH=arm|arm64: build/out/ARCH/; KCONFIG= replaces the defconfig + Xen; LSMOD=)
+## all: the dom0-capable kernel of the mailed series (not the lab's patches) in build/out/ (ARCH=arm|arm64: build/out/ARCH/; KCONFIG= replaces the defconfig + Xen; LSMOD=)
 all: tree
 	@mk/kernel.sh
 
 # The patched kernel as Debian packages (bindeb-pkg) in build/out/
 # (mk/deb.sh; LOCALVERSION=-evtchn-rr, ARCH=, KCONFIG= and LSMOD= as for
 # 'make').
-## deb: the patched kernel as Debian packages in build/out/ (ARCH=arm|arm64: armhf, arm64 in build/out/ARCH/; LOCALVERSION=, KCONFIG=, LSMOD=)
+## deb: the mailed series' kernel (not the lab's patches) as Debian packages in build/out/ (ARCH=arm|arm64: armhf, arm64 in build/out/ARCH/; LOCALVERSION=, KCONFIG=, LSMOD=)
 deb: tree
 	@mk/deb.sh
 
@@ -56,7 +56,7 @@ deps:
 	@mk/deps.sh $(or $(MAKECMDGOALS),all)
 
 # build/linux: base + patches/series, one commit per entry (mk/tree.sh).
-## tree: build/linux: the base plus patches/series, one commit per patch
+## tree: build/linux: the base plus patches/series, then lab/patches/series, one commit per patch
 tree: deps
 	@mk/tree.sh
 
@@ -82,12 +82,12 @@ check: replay-check
 
 # build/linux's commits back into patches/ and the new files (mk/refresh.sh;
 # BASE=V: into patches/V/), checked by rebuilding the tree from them.
-## refresh: build/linux's commits back into patches/ and the new files
+## refresh: build/linux's commits back into patches/ and lab/patches/, whole patches
 refresh: deps
 	@mk/refresh.sh
 # The two series as mail in build/series/fixes/ and build/series/rr/ (there
 # only once every check passed), checked by checkpatch.pl --strict.
-## series: the two series as mail in build/series/fixes/ and rr/, checked (SIGNOFF=, AUTHOR=, REVISION=)
+## series: the three series as mail in build/series/fixes/, rr/ and evtchn/, checked (SIGNOFF=, AUTHOR=, REVISION=)
 series: tree
 	@mk/series.sh
 

@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# mk/deb.sh: the patched kernel as Debian packages for ARCH (x86_64, the
+# mk/deb.sh: the mailed series' kernel (build/linux-series, without the
+# lab's patches) as Debian packages for ARCH (x86_64, the
 # default: amd64; arm: armhf; arm64: arm64, cross-built), through the
 # kernel's own bindeb-pkg, built in build/kbuild-ARCH (the build directory
 # of 'make') with LOCALVERSION (default -evtchn-rr, naming the series),
@@ -14,6 +15,11 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 require_tree
 setup_ccache
+# The mailed series alone (build/linux-series, product_tree), not the
+# lab's patches that build/linux adds for the test kernels.
+product_tree
+LINUX=$PRODUCT
+say "source: ${PRODUCT#"$ROOT"/} at $(git -C "$PRODUCT" log -1 --format='%h %s') (the mailed series, without the lab's patches)"
 
 ARCH=${ARCH:-x86_64}
 debarch=$(deb_arch "$ARCH") || die "ARCH=$ARCH: make deb builds x86_64, arm or arm64 packages"

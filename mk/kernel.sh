@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # mk/kernel.sh: build a dom0-capable kernel for ARCH (x86_64, the
-# default; arm or arm64, cross-built) from build/linux, out of tree in
+# default; arm or arm64, cross-built) from the mailed series alone
+# (build/linux-series: build/linux without the lab's patches), out of tree in
 # build/kbuild-ARCH, and put its image (bzImage, zImage or Image), config,
 # System.map and a modules tarball in build/out/ (x86_64) or
 # build/out/ARCH/.
@@ -16,6 +17,11 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 require_tree
 setup_ccache
+# The mailed series alone (build/linux-series, product_tree), not the
+# lab's patches that build/linux adds for the test kernels.
+product_tree
+LINUX=$PRODUCT
+say "source: ${PRODUCT#"$ROOT"/} at $(git -C "$PRODUCT" log -1 --format='%h %s') (the mailed series, without the lab's patches)"
 
 ARCH=${ARCH:-x86_64}
 IMAGE=$(kernel_image "$ARCH") || die "ARCH=$ARCH: make builds x86_64, arm or arm64 kernels"

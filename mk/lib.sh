@@ -480,22 +480,34 @@ project_files() {
 		done | sort -u
 }
 
-# series_tip: build/linux's (build/V/linux's) last commit of the series
-# proper, base's if none: patches/series' commits up to the first "lab:"
-# one (the rig's: never mailed nor exported; they come last).
+# series_tip: build/linux's (build/V/linux's) last commit of the mailed
+# series, base's if none: the commit of patches/series' last entry (the
+# lab's patches, lab/patches/series, come after it).  Reads the series.
 series_tip() {
-	local c s lab='' tip
-	tip=$(git -C "$LINUX" rev-parse base)
-	for c in $(git -C "$LINUX" rev-list --reverse base..HEAD); do
-		s=$(git -C "$LINUX" log -1 --format=%s "$c")
-		if [[ $s == lab:* ]]; then
-			lab=1
-			continue
-		fi
-		[[ -z $lab ]] || die "commit '$s' comes after a lab: commit in ${LINUX#"$ROOT"/}: lab patches go last in patches/series"
-		tip=$c
-	done
+	local tip
+	read_series
+	if ((N_MAILED == 0)); then
+		git -C "$LINUX" rev-parse base
+		return
+	fi
+	tip=$(git -C "$LINUX" rev-list --reverse base..HEAD | sed -n "${N_MAILED}p")
+	[[ -n $tip ]] ||
+		die "${LINUX#"$ROOT"/} has fewer commits on base than patches/series' $N_MAILED: run 'make${BASE_VARIANT:+ BASE=$SERIES_BASE} tree'"
 	echo "$tip"
+}
+
+# product_tree: PRODUCT, a worktree of build/linux (build/linux-series)
+# at series_tip: the mailed series alone, what make and make deb build,
+# without the lab's patches (those go only into the test kernels, which
+# build from build/linux itself).
+product_tree() {
+	local tip
+	tip=$(series_tip)
+	PRODUCT=$BUILD/linux-series
+	linux_worktree "$PRODUCT" "$tip" ||
+		die "cannot make ${PRODUCT#"$ROOT"/}, a worktree of ${LINUX#"$ROOT"/} at the series' last commit"
+	# -x: Debian's .gitignore ignores everything; nothing is built here.
+	git -C "$PRODUCT" clean -fdqx
 }
 
 # sender_identity TARGET: who sends (make series) or exports (make export)
@@ -528,57 +540,84 @@ sender_identity() {
 }
 
 # signed_commits REPO FROM TIP: the commits FROM..TIP of REPO made again on
-# FROM, authored by author_name <author_mail> (their dates and messages
-# kept) and committed by the sender (sender_identity); only real people
-# sign: the commits' own Signed-off-by lines go, the author's and then
-# the sender's come instead.  Prints the new commits, oldest first.
+# FROM (signed_on).
 signed_commits() {
-	local repo=$1 tip c msg signoffs
+	local c
+	mapfile -t c < <(git -C "$1" rev-list --reverse "$2..$3")
+	signed_on "$1" "$2" "${c[@]}"
+}
+
+# signed_on REPO PARENT COMMIT...: each COMMIT's change made again, in
+# order, on PARENT (which need not be its parent: the change is applied
+# to PARENT's tree in an index of its own, and must apply), authored by
+# author_name <author_mail> (its date and message kept) and committed by
+# the sender (sender_identity); only real people sign: the commits' own
+# Signed-off-by lines go, the author's and then the sender's come
+# instead.  Prints the new commits, oldest first.
+signed_on() {
+	local repo=$1 tip c msg signoffs idx tree
+	shift
 	signoffs=(--trailer "Signed-off-by: $author_name <$author_mail>")
 	[[ "$author_name <$author_mail>" == "$sender_name <$sender_mail>" ]] ||
 		signoffs+=(--trailer "Signed-off-by: $sender_name <$sender_mail>")
-	tip=$(git -C "$repo" rev-parse "$2")
-	for c in $(git -C "$repo" rev-list --reverse "$2..$3"); do
+	tip=$(git -C "$repo" rev-parse "$1")
+	shift
+	idx=$(mktemp)
+	for c in "$@"; do
 		msg=$(git -C "$repo" log -1 --format=%B "$c" | sed '/^Signed-off-by: /d')
 		msg=$(git -C "$repo" interpret-trailers --if-exists add "${signoffs[@]}" <<<"$msg")
+		GIT_INDEX_FILE=$idx git -C "$repo" read-tree "$tip"
+		git -C "$repo" diff --binary "$c^" "$c" |
+			GIT_INDEX_FILE=$idx git -C "$repo" apply --cached ||
+			die "$(git -C "$repo" log -1 --format='%h %s' "$c") does not apply on $(git -C "$repo" log -1 --format='%h %s' "$tip")"
+		tree=$(GIT_INDEX_FILE=$idx git -C "$repo" write-tree)
 		tip=$(GIT_AUTHOR_NAME=$author_name GIT_AUTHOR_EMAIL=$author_mail \
 			GIT_AUTHOR_DATE=$(git -C "$repo" log -1 --format=%aD "$c") \
 			GIT_COMMITTER_NAME=$sender_name GIT_COMMITTER_EMAIL=$sender_mail \
-			git -C "$repo" commit-tree "$c^{tree}" -p "$tip" -m "$msg")
+			git -C "$repo" commit-tree "$tree" -p "$tip" -m "$msg")
 		echo "$tip"
 	done
+	rm -f "$idx"
 }
 
 # series_fingerprint: after read_series, a hash of what make tree builds
-# the tree from: BASE's pin, patches/series, the patches, the new files
-# (contents and modes) and the variant's files.  make tree records it in
-# the tree's series-stamp.
+# the tree from: BASE's pin, the two series files, their patches and the
+# variant's files.  make tree records it in the tree's series-stamp.
 series_fingerprint() {
-	local pin=${BASE_PIN#"$ROOT"/} new_files=("${!CLAIMED[@]}")
-	{
-		sha256sum "$pin" patches/series "${E_PATCH[@]/#/patches/}" "${new_files[@]}" \
-			"${variant_files[@]}"
-		((${#new_files[@]} == 0)) || stat -c '%a %n' "${new_files[@]}"
-	} | LC_ALL=C sort | sha256sum | cut -d' ' -f1
+	local pin=${BASE_PIN#"$ROOT"/}
+	(cd "$ROOT" && sha256sum "$pin" patches/series lab/patches/series \
+		"${E_PATCH[@]}" "${variant_files[@]}") |
+		LC_ALL=C sort | sha256sum | cut -d' ' -f1
 }
 
-# read_series: parse patches/series and, for a backport base, patches/V/series
-# (run from $ROOT).  Sets, per entry in order, E_PATCH (the patch file
-# name), E_PATHS (the new paths as listed, space-separated) and E_FILES
-# (the repo files they stand for, newline-separated); CLAIMED[file]=patch;
-# REPLACE[patch]=patches/V/patch and FOLD[patch]=patches/V/fix.diff of the
-# variant, and variant_files, the variant's files.  Dies, naming the file
-# and line, on a malformed entry.
+# read_series: parse patches/series (the mailed patches, in the series
+# they are mailed in), lab/patches/series (the lab's, applied after them,
+# never mailed) and, for a backport base, patches/V/series.  Sets, per
+# entry in the order make tree applies them, E_PATCH (the patch file,
+# repo-relative: patches/NAME.patch or lab/patches/NAME.patch) and E_PART
+# (the mailed series it belongs to, "lab" for the lab's); N_MAILED, the
+# number of mailed entries (they come first); PARTS, the mailed series'
+# names in order; PART_AFTER[NAME]=EARLIER, the series NAME is based on
+# (none: on the base); REPLACE[NAME.patch]=patches/V/NAME.patch of the variant
+# and variant_files, the variant's files.  Dies, naming the file and line,
+# on a malformed line.
+#
+# patches/series:    "series NAME [after EARLIER]" starts a mailed
+#                    series (its cover letter: mk/cover-letter-NAME.in),
+#                    based on the base or on the series EARLIER; then
+#                    its patches, one file name a line.
+# lab/patches/series: the lab's patches, one file name a line.
+# patches/V/series:  "replace NAME.patch": patches/V/NAME.patch, the same
+#                    commit rebased onto base V, instead of NAME.patch.
+# '#' starts a comment everywhere.
 read_series() {
-	# patches/V/series: "replace NAME.patch" (patches/V/NAME.patch instead of
-	# patches/NAME.patch) or "fold NAME.patch FIX.diff" (patches/V/FIX.diff
-	# applied after NAME's commit is made and folded into it).
-	local lineno line words where patch files sub p f vdir
-	declare -gA REPLACE=() FOLD=()
+	local lineno line words where vdir f part p
+	declare -gA REPLACE=() SEEN_PATCH=() PART_AFTER=()
 	variant_files=()
+	E_PATCH=() E_PART=() PARTS=() N_MAILED=0
 	if [[ -n $BASE_VARIANT ]]; then
 		vdir=${BASE_VARIANT#"$ROOT"/}
-		[[ -f $vdir/series ]] || die "$vdir/series missing"
+		[[ -f $ROOT/$vdir/series ]] || die "$vdir/series missing"
 		variant_files+=("$vdir/series")
 		lineno=0
 		while IFS= read -r line || [[ -n $line ]]; do
@@ -587,72 +626,54 @@ read_series() {
 			read -ra words <<<"$line"
 			((${#words[@]})) || continue
 			where="$vdir/series:$lineno"
-			case ${words[0]}:${#words[@]} in
-			replace:2)
-				[[ -f $vdir/${words[1]} ]] || die "$where: $vdir/${words[1]} not found"
-				REPLACE[${words[1]}]=$vdir/${words[1]}
-				variant_files+=("$vdir/${words[1]}")
-				;;
-			fold:3)
-				[[ -f $vdir/${words[2]} ]] || die "$where: $vdir/${words[2]} not found"
-				[[ -z ${FOLD[${words[1]}]:-} ]] || die "$where: a second fold into ${words[1]}"
-				FOLD[${words[1]}]=$vdir/${words[2]}
-				variant_files+=("$vdir/${words[2]}")
-				;;
-			*) die "$where: expected 'replace NAME.patch' or 'fold NAME.patch FIX.diff'" ;;
-			esac
-		done <"$vdir/series"
+			[[ ${words[0]}:${#words[@]} == replace:2 ]] ||
+				die "$where: expected 'replace NAME.patch'"
+			[[ -f $ROOT/$vdir/${words[1]} ]] || die "$where: $vdir/${words[1]} not found"
+			REPLACE[${words[1]}]=$vdir/${words[1]}
+			variant_files+=("$vdir/${words[1]}")
+		done <"$ROOT/$vdir/series"
 	fi
-
-	[[ -f patches/series ]] || die "patches/series missing"
-	E_PATCH=()  # per entry: patch file name
-	E_FILES=()  # per entry: its new files, newline-separated
-	declare -gA CLAIMED=() SEEN_PATCH=()
-	E_PATHS=()
-	# An entry goes on over the lines that follow it and start with blanks;
-	# "LINENO<tab>ENTRY" per entry.
-	series_entries() {
-		awk '{ sub(/#.*/, "") }
-		     /^[ \t]/ && n { e = e " " $0; next }
-		     NF { if (n) print n "\t" e; n = NR; e = $0 }
-		     END { if (n) print n "\t" e }' patches/series
-	}
-	while IFS=$'\t' read -r lineno line; do
-		where="patches/series:$lineno"
-		read -ra words <<<"$line"
-		((${#words[@]})) || continue
-		patch=${words[0]}
-		[[ $patch == *.patch && $patch != */* ]] ||
-			die "$where: '$patch' is not a patch file name (NNNN-name.patch)"
-		[[ -f patches/$patch ]] || die "$where: patches/$patch not found"
-		[[ -z ${SEEN_PATCH[$patch]:-} ]] || die "$where: $patch is listed twice"
-		SEEN_PATCH[$patch]=1
-		files=()
-		for p in "${words[@]:1}"; do
-			p=${p%/}
-			case /$p/ in
-			//* | */../* | */./*) die "$where: '$p' must be a repo-root-relative path without '.' or '..'" ;;
-			esac
-			if [[ -d $p ]]; then
-				mapfile -t sub < <(project_files "$p")
-				((${#sub[@]})) || die "$where: directory $p contains no files"
-				files+=("${sub[@]}")
-			elif [[ -f $p ]]; then
-				files+=("$p")
-			else
-				die "$where: $p: listed new file does not exist in the repo"
+	for f in patches/series lab/patches/series; do
+		[[ -f $ROOT/$f ]] || die "$f missing"
+		lineno=0 part=
+		[[ $f == patches/series ]] || part=lab
+		while IFS= read -r line || [[ -n $line ]]; do
+			lineno=$((lineno + 1))
+			line=${line%%#*}
+			read -ra words <<<"$line"
+			((${#words[@]})) || continue
+			where="$f:$lineno"
+			if [[ ${words[0]} == series ]]; then
+				[[ $part != lab ]] || die "$where: the lab's patches are not mailed: no 'series' line here"
+				[[ (${#words[@]} == 2 || (${#words[@]} == 4 && ${words[2]} == after)) &&
+					${words[1]} =~ ^[a-z][a-z0-9-]*$ ]] ||
+					die "$where: expected 'series NAME' or 'series NAME after EARLIER' (NAME: lower case letters, digits, -)"
+				if ((${#words[@]} == 4)); then
+					[[ " ${PARTS[*]} " == *" ${words[3]} "* ]] ||
+						die "$where: series ${words[1]} comes after ${words[3]}, which no earlier 'series' line names"
+					PART_AFTER[${words[1]}]=${words[3]}
+				fi
+				[[ " ${PARTS[*]} " != *" ${words[1]} "* ]] || die "$where: series ${words[1]} is named twice"
+				[[ -f $ROOT/mk/cover-letter-${words[1]}.in ]] ||
+					die "$where: series ${words[1]} has no cover letter (mk/cover-letter-${words[1]}.in)"
+				part=${words[1]}
+				PARTS+=("$part")
+				continue
 			fi
-		done
-		for f in "${files[@]}"; do
-			[[ -z ${CLAIMED[$f]:-} ]] || die "$where: $f is already listed for ${CLAIMED[$f]}"
-			CLAIMED[$f]=$patch
-		done
-		E_PATCH+=("$patch")
-		E_PATHS+=("${words[*]:1}")
-		E_FILES+=("$(printf '%s\n' "${files[@]}")")
-	done < <(series_entries)
-	for p in "${!REPLACE[@]}" "${!FOLD[@]}"; do
-		[[ -n ${SEEN_PATCH[$p]:-} ]] || die "$vdir/series names $p, which is not in patches/series"
+			p=${words[0]}
+			((${#words[@]} == 1)) || die "$where: one patch file a line, not '${words[*]}'"
+			[[ $p == *.patch && $p != */* ]] || die "$where: '$p' is not a patch file name (NNNN-name.patch)"
+			[[ -n $part ]] || die "$where: $p comes before the first 'series NAME' line"
+			[[ -f $ROOT/${f%series}$p ]] || die "$where: ${f%series}$p not found"
+			[[ -z ${SEEN_PATCH[$p]:-} ]] || die "$where: $p is listed twice"
+			SEEN_PATCH[$p]=1
+			E_PATCH+=("${f%series}$p")
+			E_PART+=("$part")
+			[[ $part == lab ]] || N_MAILED=$((N_MAILED + 1))
+		done <"$ROOT/$f"
+	done
+	for p in "${!REPLACE[@]}"; do
+		[[ -n ${SEEN_PATCH[$p]:-} ]] || die "$vdir/series names $p, which neither patches/series nor lab/patches/series lists"
 	done
 }
 

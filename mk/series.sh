@@ -2,11 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0
 # mk/series.sh: export build/linux's series (base..HEAD less the lab:
 # commits) as mail in build/series/ and check it:
-#  - two series, each with its cover letter: build/series/fixes/ (the
-#    leading commits with a Fixes: tag, the width fixes, for the xen tree
-#    and stable) and build/series/rr/ (the rest, based on them, also to
-#    the KUnit maintainers and lists); one, build/series/series/, if all
-#    or none carry Fixes:;
+#  - the series of patches/series, each with its cover letter
+#    (mk/cover-letter-NAME.in) in build/series/NAME/: fixes (the width
+#    fixes, for the xen tree and stable), rr (round robin and KUnit,
+#    based on fixes, also to the KUnit maintainers and lists) and evtchn
+#    (the /dev/xen/evtchn fixes, on the base, for the xen tree and
+#    stable); each made again on its own base, so that it applies alone
+#    (or on the series it comes after);
 #  - every patch authored by the sender (SIGNOFF="Name <mail>", else the
 #    repo's git identity if it is a person's address), or by AUTHOR="Name
 #    <mail>" (then b4 writes the in-body From: line for it); signed off
@@ -14,8 +16,8 @@
 #    are dropped;
 #  - REVISION=n (n > 1) makes it a versioned re-send, "[PATCH vn ...]"
 #    (not V=, which is kbuild's verbosity);
-#  - the cover letters are generated from mk/cover-letter-fixes.in and
-#    mk/cover-letter-rr.in, the commits and build/out/bloat.txt (make
+#  - the cover letters are generated from mk/cover-letter-NAME.in, the
+#    commits and build/out/bloat.txt (make
 #    objsize, run here when it is older than the tree; COVER_FIGURES=0
 #    leaves it out); b4 (Debian's 0.12) does the rest as kernel developers
 #    know it: the cover commit (b4 prep --edit-cover), To/Cc from
@@ -38,7 +40,8 @@ require_tree
 # "git send-email build/series/*/*.eml" would pick it up.
 final=$BUILD/series
 out=$BUILD/series.new
-# The series is base..$tip, without the lab: commits (series_tip).
+# The series is base..$tip, without the lab's commits (series_tip).
+read_series
 tip=$(series_tip)
 n=$(git -C "$LINUX" rev-list --count "base..$tip")
 if ((n == 0)); then
@@ -65,25 +68,30 @@ repo=$tmp/linux
 git clone -q --shared --no-checkout "$LINUX" "$repo"
 git -C "$repo" sparse-checkout set --no-cone /MAINTAINERS /scripts/get_maintainer.pl
 last=$tip
-# The two series: the leading commits with a Fixes: tag (the width fixes,
-# for the xen tree and stable), then the rest, based on them.  newc[i] is
-# the rewritten commit of orig[i] (signed_commits).
+# The series of patches/series (read_series: PARTS, E_PART, PART_AFTER),
+# each made again on its own base, the base or the series it comes
+# after (signed_on): orig holds the tree's commits, newc[i] orig[i]'s
+# commit in the mail.  PART NAME FIRST COUNT TEMPLATE: commits FIRST..
+# (COUNT of them) of orig.
 mapfile -t orig < <(git -C "$repo" rev-list --reverse "base..$last")
-signed=$(signed_commits "$repo" base "$last")
-mapfile -t newc <<<"$signed"
-nfix=0
-for c in "${newc[@]}"; do
-	msg=$(git -C "$repo" log -1 --format=%B "$c")
-	grep -q '^Fixes: ' <<<"$msg" || break
-	nfix=$((nfix + 1))
+declare -A part_tip=()
+parts=() newc=() nfix=0
+for name in "${PARTS[@]}"; do
+	idx=()
+	for i in "${!orig[@]}"; do
+		[[ ${E_PART[i]} != "$name" ]] || idx+=("$i")
+	done
+	pbase=base
+	[[ -z ${PART_AFTER[$name]:-} ]] || pbase=${part_tip[${PART_AFTER[$name]}]}
+	cs=()
+	for i in "${idx[@]}"; do cs+=("${orig[i]}"); done
+	mapfile -t made < <(signed_on "$repo" "$pbase" "${cs[@]}")
+	((${#made[@]} == ${#idx[@]})) || die "series $name: its commits could not be made again on $pbase"
+	for k in "${!idx[@]}"; do newc[idx[k]]=${made[k]}; done
+	part_tip[$name]=${made[-1]}
+	parts+=("$name ${idx[0]} ${#idx[@]} mk/cover-letter-$name.in")
+	[[ $name != "${PARTS[0]}" ]] || nfix=${#idx[@]}
 done
-# PART NAME FIRST COUNT TEMPLATE: commits FIRST.. (COUNT of them) of orig.
-parts=()
-if ((nfix > 0 && nfix < n)); then
-	parts+=("fixes 0 $nfix mk/cover-letter-fixes.in" "rr $nfix $((n - nfix)) mk/cover-letter-rr.in")
-else
-	parts+=("series 0 $n mk/cover-letter-fixes.in")
-fi
 
 # b4 (Debian's 0.12) makes the mail: the cover letter as its cover commit,
 # To and Cc from get_maintainer.pl (--auto-to-cc: maintainers and
@@ -135,7 +143,7 @@ all_mails=()
 for part in "${parts[@]}"; do
 	read -r name first count template <<<"$part"
 	pbase=base
-	((first == 0)) || pbase=${newc[first - 1]}
+	[[ -z ${PART_AFTER[$name]:-} ]] || pbase=${part_tip[${PART_AFTER[$name]}]}
 	ptip=${newc[first + count - 1]}
 	git -C "$repo" checkout -q -B "$name" "$ptip"
 	b4 prep -e "$pbase"

@@ -2,26 +2,22 @@
 # SPDX-License-Identifier: GPL-2.0
 # mk/tree.sh: build build/linux, a git repository holding the pinned Linux
 # base (tag "base", one reproducible commit extracted from the Debian
-# linux-source tarball named in BASE) with patches/series applied on top,
-# one commit per series entry.  See patches/series for the format.
+# linux-source tarball named in BASE) with patches/series (the mailed
+# patches) and then lab/patches/series (the rig's) applied on top with git
+# am, one commit per patch.  See patches/series for the format.
 #
 # BASE=V other than 7.3 (mk/lib.sh): the tarball named in patches/V/BASE,
-# into build/V/linux, with the changes patches/V/series lists: an entry
-# replaced by the patch of the same name in patches/V/, or a diff folded
-# into an entry's commit, its text appended to the commit message.
+# into build/V/linux, with the patches patches/V/series replaces by
+# patches/V/'s of the same name.
 #
-# Idempotent: if BASE, patches/series, the patches and the listed new files
-# are unchanged (and build/linux is still at the commit this script left),
+# Idempotent: if BASE and the series files and patches are unchanged (and
+# build/linux is still at the commit this script left),
 # it does nothing.  Otherwise the series is re-applied onto base; files the
 # series does not touch keep their mtimes, so kernel builds stay incremental.
 set -euo pipefail
 # shellcheck source=mk/lib.sh
 . "$(dirname "$0")/lib.sh"
 cd "$ROOT"
-
-# Directories (and files) of the repo that mirror the kernel tree: every file
-# in them must be claimed by a series entry.
-KERNEL_PATHS=(drivers Documentation tools include arch scripts kernel lib MAINTAINERS)
 
 g() { git -C "$LINUX" "$@"; }
 
@@ -42,18 +38,6 @@ fi
 
 # ------------------------------------------------------------- series ---
 read_series
-
-unclaimed=()
-while IFS= read -r f; do
-	[[ -n ${CLAIMED[$f]:-} ]] || unclaimed+=("$f")
-done < <(project_files "${KERNEL_PATHS[@]}")
-if ((${#unclaimed[@]})); then
-	list="${unclaimed[*]:0:10}"
-	((${#unclaimed[@]} <= 10)) || list+=" ... and $((${#unclaimed[@]} - 10)) more"
-	die "${#unclaimed[@]} file(s) not claimed by any patches/series entry: $list"
-fi
-
-new_files=("${!CLAIMED[@]}")
 fingerprint=$(series_fingerprint)
 
 # ---------------------------------------------------------- base tree ---
@@ -107,12 +91,6 @@ if [[ -n $made && $head != "$made" ]]; then
 	die "${LINUX#"$ROOT"/} has $what: to keep them, make each series commit hold its own change (git -C ${LINUX#"$ROOT"/} rebase -i base; a new commit needs its patches/series entry) and run 'make${BASE_VARIANT:+ BASE=$SERIES_BASE} refresh'; to drop them, 'git -C ${LINUX#"$ROOT"/} reset --hard ${made:0:12}'"
 fi
 
-if [[ -n ${new_files[*]} ]]; then
-	in_base=$(g ls-tree -r --name-only base -- "${new_files[@]}")
-	[[ -z $in_base ]] ||
-		die "listed as new files but present in the base tree: ${in_base//$'\n'/ }"
-fi
-
 rm -f "$stamp"
 [[ ! -d $LINUX/.git/rebase-apply ]] || g am --abort
 if [[ -n $(g status --porcelain --untracked-files=no) ]]; then
@@ -125,12 +103,14 @@ fi
 g checkout -q -f -B main base
 # -x: Debian's .gitignore ignores everything, so new files of the previous
 # series are "ignored" once untracked.  Nothing is built inside the tree.
+# git am keeps the patches' dates: committer date = author date, so the
+# commits are the same each time.
 g clean -fdqx
 
 for i in "${!E_PATCH[@]}"; do
 	patch=${E_PATCH[$i]}
-	pfile=$ROOT/${REPLACE[$patch]:-patches/$patch}
-	say "[$((i + 1))/${#E_PATCH[@]}] $patch${REPLACE[$patch]:+ (${REPLACE[$patch]})}"
+	pfile=$ROOT/${REPLACE[${patch##*/}]:-$patch}
+	say "[$((i + 1))/${#E_PATCH[@]}] $patch${REPLACE[${patch##*/}]:+ (${REPLACE[${patch##*/}]})}"
 	if ! out=$(g am -q --committer-date-is-author-date "$pfile" 2>&1); then
 		echo "$PROG: $patch: does not apply" >&2
 		if check=$(g apply --check -v "$pfile" 2>&1); then
@@ -141,30 +121,7 @@ for i in "${!E_PATCH[@]}"; do
 		g am --abort
 		exit 1
 	fi
-	fix=${FOLD[$patch]:-}
-	[[ -n ${E_FILES[$i]} || -n $fix ]] || continue
-	if [[ -n ${E_FILES[$i]} ]]; then
-		mapfile -t files <<<"${E_FILES[$i]}"
-		for f in "${files[@]}"; do
-			! g cat-file -e "HEAD:$f" 2>/dev/null ||
-				die "$patch: listed new file $f is already in the tree after applying the patch"
-			mkdir -p "$LINUX/$(dirname "$f")"
-			cp --preserve=mode "$f" "$LINUX/$f"
-		done
-		g add -f -- "${files[@]}"
-	fi
-	msg=(--no-edit)
-	if [[ -n $fix ]]; then
-		say "      + $fix"
-		g apply --index "$ROOT/$fix" ||
-			die "$fix does not apply to $patch (with its new files)"
-		# The text above the diff, up to a "---" line, ends the message,
-		# right below its trailers, as stable's backport notes do.
-		msg=(-m "$(g log -1 --format=%B)"$'\n'"$(sed -n '/^---$/q; /^diff --git /q; p' "$ROOT/$fix")")
-	fi
-	# Keep the commit reproducible: committer date = author date, as git am did.
-	GIT_COMMITTER_DATE=$(g log -1 --format=%aD) g commit -q --amend --no-verify "${msg[@]}"
 done
 
 echo "$fingerprint $(g rev-parse HEAD)" >"$stamp"
-say "${LINUX#"$ROOT"/} ready: ${#E_PATCH[@]} patch(es) on base, HEAD $(g log -1 --format='%h %s')"
+say "${LINUX#"$ROOT"/} ready: ${#E_PATCH[@]} patch(es) on base ($N_MAILED mailed, $((${#E_PATCH[@]} - N_MAILED)) the lab's), HEAD $(g log -1 --format='%h %s')"

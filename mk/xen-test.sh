@@ -74,8 +74,8 @@
 # unplugged and plugged back, during the exchange, which must go on after
 # each and lose nothing), XEN_TEST_SAVE=0|1 (the save and restore among
 # them: on by default on x86 with the test kernel, off with DEB= or
-# IMAGE=, whose kernels may not have the fixes of lab patches 0006 and
-# 0007), XEN_TEST_TRACE=1 (x86: Xen's trace of the exchange, xentrace,
+# IMAGE=, whose kernels may not have series (c)'s fixes, patches 0005
+# and 0006), XEN_TEST_TRACE=1 (x86: Xen's trace of the exchange, xentrace,
 # with evtchn-stress's marks; lab/xen-evtchn/xtrace-stalls says where
 # each round trip of 500 ms or more went: a "Xen trace" stage).
 set -eEuo pipefail
@@ -140,9 +140,9 @@ FAULTS=$GUEST_FAULTS
 TRACE=${XEN_TEST_TRACE:-0}
 DOM0_ARGS+=" xentest.trace=$TRACE"
 # The guest saved and restored during the exchange (x86: Xen on Arm cannot
-# save a guest), by default with the test kernel, whose lab patches 0006
-# and 0007 fix the BUG and the lost ports that the kernels as released
-# hit there (DEB= and IMAGE=: XEN_TEST_SAVE=1 to try them).
+# save a guest), by default with the test kernel, whose series (c)
+# (patches 0005 and 0006) fixes the BUG and the lost ports that the
+# kernels as released hit there (DEB= and IMAGE=: XEN_TEST_SAVE=1 to try them).
 SAVE=${XEN_TEST_SAVE:-$([[ $XEN_ARCH == x86_64 && -z $PKG && $FAULTS == 1 ]] && echo 1 || echo 0)}
 DOM0_ARGS+=" xentest.save=$SAVE"
 # DOMU=pvh: the guest is PVH (lab/xen/domU-pvh.cfg): events reach the scan

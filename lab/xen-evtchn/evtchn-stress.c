@@ -1695,7 +1695,7 @@ static void peer_bind(unsigned int domid, unsigned int rport,
  * closed, unbound.  The new ones are bound first, as a process that
  * knows nothing of the restore would: Xen may give a new port an old
  * one's number, and the bind then fails with EEXIST; the old ports must
- * still be there to unbind (a kernel without lab patch 0007 has emptied
+ * still be there to unbind (a kernel without series (c)'s patch 0006 has emptied
  * the file's tree of ports by then: their unbind fails with ENOTCONN).
  */
 static bool serve_restored(unsigned long long answered)
@@ -1723,7 +1723,7 @@ static bool serve_restored(unsigned long long answered)
 
 		rc = EC_IOCTL(ch.fd, IOCTL_EVTCHN_UNBIND, &u, true);
 		if (rc == -ENOTCONN)
-			fail_exit("restore: unbinding old port %u: %s: the kernel lost this file's ports at the failed bind (drivers/xen/evtchn.c, add_evtchn()'s EEXIST path; lab patch 0007)",
+			fail_exit("restore: unbinding old port %u: %s: the kernel lost this file's ports at the failed bind (drivers/xen/evtchn.c, add_evtchn()'s EEXIST path; fixed by patches/0006-xen-evtchn-*)",
 				  old[i], strerror(ENOTCONN));
 		if (rc < 0)
 			fail_exit("restore: unbinding old port %u: %s", old[i],
