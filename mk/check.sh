@@ -227,6 +227,12 @@ if [[ $SERIES_BASE == "$MAIN_BASE" ]]; then
 	run_counted clean-test clean-self tests/clean-test.sh
 fi
 
+# Then what make and make deb build: the mailed series alone, nothing of
+# the lab's, and patches/ applying with git am on a clean base
+# (mk/tests/product-test.sh, under a minute; any base).
+say "== make and make deb build the mailed series alone (mk/tests/product-test.sh)"
+run_counted product-test product-self tests/product-test.sh
+
 # Then the test of when make xen-test reuses a built test kernel
 # (mk/tests/stale-test.sh: image_stale of mk/xen-rig.sh on a made tree, a
 # second).  With the 7.3 base only.
