@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
-/* gcc -o evtchn-restore evtchn-restore.c -lxenevtchn -lxenstore */
+/* evtchn-restore.c [PAIRS]: user ports kept across a save/restore */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <xenevtchn.h>
+#include <xengnttab.h>
 #include <xenstore.h>
 
 static long domid(struct xs_handle *xs)
@@ -18,35 +19,50 @@ static long domid(struct xs_handle *xs)
 	return d;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	int n = argc > 1 ? atoi(argv[1]) : 4, i, p, bad = 0;
 	struct xs_handle *xs = xs_open(0);
 	xenevtchn_handle *xce = xenevtchn_open(NULL, 0);
-	int old[8], i, p, bad = 0;
+	xengntshr_handle *xgs = xengntshr_open(NULL, 0);
+	int *old = calloc(2 * n, sizeof(*old));
 	long self, now;
+	uint32_t ref;
+	void *page;
 
-	if (!xs || !xce)
-		return perror("xs_open or xenevtchn_open"), 2;
+	if (!xs || !xce || !xgs || !old || n < 1)
+		return perror("evtchn-restore"), 2;
 	self = domid(xs);
-	for (i = 0; i < 8; i += 2) {	/* four loopback pairs */
+	for (i = 0; i < 2 * n; i += 2) {	/* n loopback pairs */
 		old[i] = xenevtchn_bind_unbound_port(xce, self);
 		old[i + 1] = xenevtchn_bind_interdomain(xce, self, old[i]);
 		if (old[i] < 0 || old[i + 1] < 0)
 			return perror("bind"), 2;
 	}
+	/* A granted page whose unmap signals the first port (gntalloc). */
+	page = xengntshr_share_page_notify(xgs, self, &ref, 1, -1, old[0]);
+	if (!page)
+		return perror("share"), 2;
 	printf("domain %ld, ports %d..%d: save and restore it\n",
-	       self, old[0], old[7]);
+	       self, old[0], old[2 * n - 1]);
 	fflush(stdout);
 	while ((now = domid(xs)) == self || now < 0)
 		usleep(100000);
 	p = xenevtchn_bind_unbound_port(xce, now);	/* a new port */
 	printf("restored as domain %ld; a new port: %d%s%s\n", now, p,
 	       p < 0 ? ", " : "", p < 0 ? strerror(errno) : "");
-	for (i = 0; i < 8; i++)
+	xengntshr_unshare(xgs, page, 1);
+	for (i = 0; i < 2 * n; i++)
 		if (xenevtchn_unbind(xce, old[i]) < 0) {
 			printf("unbind of old port %d: %s\n", old[i], strerror(errno));
 			bad++;
 		}
+	if (p < 0)	/* EEXIST: an old port's number, free now */
+		p = xenevtchn_bind_unbound_port(xce, now);
+	if (p < 0) {
+		printf("a new port, again: %s\n", strerror(errno));
+		bad++;
+	}
 	printf("evtchn-restore: %s\n", bad ? "FAILED" : "ok");
 	return bad != 0;
 }

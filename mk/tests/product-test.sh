@@ -72,7 +72,7 @@ if ((${#carriers[@]} != 1)); then
 	problem="${#carriers[@]} mailed patches carry the program (want 1)"
 elif ! diff -u <(grep -v '^// SPDX' "$prog" | expand -t4 | sed 's/^/  /; s/ *$//') \
 	<(git mailinfo /dev/stdout /dev/null <"${carriers[0]}" 2>/dev/null | awk '
-		/^  \/\* gcc -o evtchn-restore / { on = 1 }
+		/^  \/\* evtchn-restore.c / { on = 1 }
 		on && /^[^ ]/ { exit }
 		on && !/^$/ { print; last = NR }
 		on && /^$/ { print }' | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}') >"$tmp/prog.diff"; then
