@@ -841,6 +841,10 @@ xen_test_args() {
 		{ echo "XEN_TEST_WIDTH=1 needs ARCH=arm or ARCH=arm64 DOMU=arm32 (32-bit Arm, the bug's) and no DEB= or IMAGE="; return; }
 	v=${XEN_TEST_WIDTH_RUNS:-1}
 	[[ $v =~ ^[1-9][0-9]*$ ]] || { echo "XEN_TEST_WIDTH_RUNS=$v: a number of runs, at least 1"; return; }
+	v=${XEN_TEST_RESTORE:-}
+	[[ -z $v || $v == [01] ]] || { echo "XEN_TEST_RESTORE=$v: 0 or 1"; return; }
+	[[ $v != 1 ]] || [[ $arch == x86_64 && -z $pkg ]] ||
+		{ echo "XEN_TEST_RESTORE=1 needs ARCH=x86_64 (Xen on Arm cannot save a guest) and no DEB= or IMAGE="; return; }
 	v=${XEN_TEST_PORTS:-max}
 	[[ $v == max ]] || { [[ $v =~ ^[1-9][0-9]*$ ]] && ((v % 2 == 0)); } ||
 		{ echo "XEN_TEST_PORTS=$v: max, or an even number of ports"; return; }

@@ -51,6 +51,9 @@
 # rig_init [DIR]: the rig's configuration (see above).
 rig_init() {
 	LAB=$ROOT/lab/xen
+	# Files build_initramfs adds to dom0's /xen-test/ ("SOURCE:NAME"; the
+	# restore stage's).
+	RESTORE_INSTALL=()
 	XEN_ARCH=${XEN_ARCH:-x86_64}
 	# QEMU: the machine; on Arm, guest-loader devices (QEMU 7.2) load dom0's
 	# kernel and initramfs where Xen finds them (/chosen/module@ nodes).
@@ -455,6 +458,12 @@ build_stress() {
 		CC="$(cross_prefix "$XEN_ARCH")gcc" LDFLAGS=-static evtchn-stress xtrace-stalls >>"$PREPLOG" 2>&1 ||
 		die "cannot build evtchn-stress and xtrace-stalls (see $PREPLOG)"
 	[[ -x $STRESS ]] || die "$STRESS missing after make evtchn-stress"
+	# evtchn-restore (the restore stage's guests: x86 PV, where Xen can
+	# save a guest), static on Debian's libxen-dev.
+	[[ $XEN_ARCH == x86_64 ]] || return 0
+	make -C "$STRESS_DIR" -s OUTPUT="$(dirname "$STRESS")/" CFLAGS=-O2 \
+		LDFLAGS=-static evtchn-restore >>"$PREPLOG" 2>&1 ||
+		die "cannot build evtchn-restore (Debian's libxen-dev: make deps; see $PREPLOG)"
 }
 
 # build_live_module: the live KUnit suite (lab/live/) as a module of the
@@ -660,6 +669,10 @@ busybox_root() {
 	install -m 755 "$2" "$dir/init"
 	install -m 755 "$stress" "$dir/usr/bin/evtchn-stress"
 	install -m 755 "$(dirname "$stress")/xtrace-stalls" "$dir/usr/bin/xtrace-stalls"
+	# series (c)'s reproducer, built beside evtchn-stress on x86_64
+	# (build_stress), for the restore stage's guests.
+	[[ ! -x $(dirname "$stress")/evtchn-restore ]] ||
+		install -m 755 "$(dirname "$stress")/evtchn-restore" "$dir/usr/bin/evtchn-restore"
 	if [[ -n $ko ]]; then
 		mkdir -p "$dir/usr/lib/xen-test"
 		install -m 644 "$ko" "$dir/usr/lib/xen-test/"
@@ -803,6 +816,12 @@ build_initramfs() {
 	fi
 	install -m 644 "$BZIMAGE" "$DOM0_KERNEL"
 	install -m 644 "$XBUILD/domU.cpio.gz" "$r/xen-test/domU.cpio.gz"
+	# The restore stage's guest kernels and runs (mk/xen-test.sh):
+	# "SOURCE:NAME", installed as /xen-test/NAME.
+	local f
+	for f in "${RESTORE_INSTALL[@]}"; do
+		install -m 644 "${f%%:*}" "$r/xen-test/${f##*:}"
+	done
 	stage_diagnostics "$r"
 	mkcpio "$r" "$XBUILD/dom0.cpio.gz"
 }

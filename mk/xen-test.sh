@@ -325,6 +325,134 @@ width_stage() {
 	fi
 }
 
+# -------------------------------------------------------------- restore ---
+# Series (c) shown live (x86_64; Xen on Arm cannot save a guest): small
+# PV guests (lab/xen/restore-guest.config: tinyconfig and what a PV guest
+# with /dev/xen/evtchn and gntalloc needs) run evtchn-restore, series
+# (c)'s reproducer, with RESTORE_PAIRS loopback pairs, while dom0 saves
+# and restores them (and migrates the fixed one to this host), on both
+# ABIs (xen.fifo_events=0 and 1), in one boot of Xen with the test
+# kernel as dom0 (xentest.mode=restore).  Two guest kernels, of one
+# configuration, built in $XBUILD/restore/kbuild from a worktree of
+# build/linux: the base as released, which must show the bug (a kernel
+# BUG in drivers/xen/evtchn.c, a port it cannot unbind, or a WARNING),
+# and the base with series (c) alone (as stable would apply it), which
+# must unbind every port with no splat, after each save and migration.
+# XEN_TEST_RESTORE=0|1 turns it off or on (on by default for x86_64
+# without DEB= or IMAGE=); figures in build/out/restore.txt.
+RESTORE=${XEN_TEST_RESTORE:-$([[ $XEN_ARCH == x86_64 && -z $PKG ]] && echo 1 || echo 0)}
+RESTORE_PAIRS=600
+RWT=$XBUILD/restore/linux
+ROBJ=$XBUILD/restore/kbuild
+
+# restore_kernel NAME REV [COMMIT...]: the restore stage's guest kernel
+# of REV with each COMMIT's change applied, in RESTORE_IMAGE
+# ($XBUILD/restore/NAME-KEY-CONFIG.bzImage), built if missing.
+restore_kernel() {
+	local name=$1 rev=$2 log=$L-restore-build.log frag=$LAB/restore-guest.config key sum c missing
+	shift 2
+	key=$(git -C "$LINUX" rev-parse "$rev" "$@" | sha256sum | cut -c1-12)
+	sum=$(sha256sum "$frag" | cut -c1-12)
+	RESTORE_IMAGE=$XBUILD/restore/$name-$key-$sum.bzImage
+	[[ ! -f $RESTORE_IMAGE ]] || return 0
+	mkdir -p "$ROBJ"
+	linux_worktree "$RWT" "$rev" >>"$log" 2>&1 ||
+		{ RESTORE_ERR="cannot check $rev out in the worktree $RWT (see $log)"; return 1; }
+	for c in "$@"; do
+		git -C "$LINUX" diff "$c^" "$c" | git -C "$RWT" apply >>"$log" 2>&1 ||
+			{ RESTORE_ERR="$(git -C "$LINUX" log -1 --format='%h %s' "$c") does not apply on $rev (see $log)"; return 1; }
+	done
+	say "building the $name guest kernel ($(git -C "$LINUX" log -1 --format='%h %s' "$rev")$( (($#)) && echo " + $# commit(s)")) in ${ROBJ#"$ROOT"/}; log: $log"
+	setup_ccache
+	{ kmake "$RWT" "$ROBJ" x86_64 tinyconfig &&
+		"$RWT/scripts/kconfig/merge_config.sh" -m -O "$ROBJ" "$ROBJ/.config" "$frag" &&
+		kmake "$RWT" "$ROBJ" x86_64 olddefconfig; } >>"$log" 2>&1 </dev/null ||
+		{ RESTORE_ERR="the $name guest kernel could not be configured (see $log)"; return 1; }
+	missing=$(grep '^CONFIG_' "$frag" | grep -vxFf "$ROBJ/.config" | paste -sd' ') || true
+	[[ -z $missing ]] ||
+		{ RESTORE_ERR="${frag#"$ROOT"/}: not in the $name guest kernel's .config: $missing"; return 1; }
+	kmake "$RWT" "$ROBJ" x86_64 -j"$(nproc)" bzImage >>"$log" 2>&1 </dev/null ||
+		{ RESTORE_ERR="the $name guest kernel did not build (see $log)"; return 1; }
+	cp "$ROBJ/arch/x86/boot/bzImage" "$RESTORE_IMAGE.tmp"
+	mv "$RESTORE_IMAGE.tmp" "$RESTORE_IMAGE"
+}
+
+# restore_section SERIAL LABEL: run LABEL's guest console, as dom0-init
+# printed it.
+restore_section() {
+	awk -v b="xen-test: restore $2 console begin" -v e="xen-test: restore $2 console end" \
+		'index($0, e) == 1 { f = 0 } f { print } index($0, b) == 1 { f = 1 }' "$1"
+}
+
+# restore_stage: the runs below in one boot; each released run must show
+# the bug, each fixed run must pass every step with no splat.
+restore_stage() {
+	local what="restore" serial=$L-restore-serial.log base c runs=() ok=1 run label kernel abi steps
+	local sec line splat n want out=$BUILD/out/restore.txt lines=() evtchn=() released fixed
+	base=$(git -C "$LINUX" rev-list --max-parents=0 HEAD)
+	read_series
+	mapfile -t c < <(git -C "$LINUX" rev-list --reverse "$base..HEAD")
+	for i in "${!E_PART[@]}"; do
+		[[ ${E_PART[i]} != evtchn ]] || evtchn+=("${c[i]}")
+	done
+	((${#evtchn[@]})) || { fail "$what" "patches/series has no series evtchn"; return; }
+	restore_kernel released "$base" || { fail "$what" "$RESTORE_ERR"; return; }
+	released=$RESTORE_IMAGE
+	restore_kernel fixed "$base" "${evtchn[@]}" || { fail "$what" "$RESTORE_ERR"; return; }
+	fixed=$RESTORE_IMAGE
+	runs=("released-2level /xen-test/restore-released 0 save"
+		"released-fifo /xen-test/restore-released 1 save"
+		"fixed-2level /xen-test/restore-fixed 0 save+migrate"
+		"fixed-fifo /xen-test/restore-fixed 1 save+migrate")
+	printf '%s\n' "${runs[@]}" >"$XBUILD/restore.runs"
+	RESTORE_INSTALL=("$released:restore-released" "$fixed:restore-fixed"
+		"$XBUILD/restore.runs:restore.runs" "$LAB/domU-restore.cfg:domU-restore.cfg")
+	build_initramfs
+	say "restore stage: the base as released and with series (c) (${#evtchn[@]} patches) as guests, saved and restored, on both ABIs"
+	run_qemu "$DOM0_KERNEL" "$DOM0_ARGS xentest.mode=restore xentest.pairs=$RESTORE_PAIRS xentest.watchdog=1100" \
+		"$serial" 1200
+	RESTORE_INSTALL=()
+	for run in "${runs[@]}"; do
+		read -r label kernel abi steps <<<"$run"
+		sec=$(restore_section "$serial" "$label")
+		splat=$(grep -aE "$SPLATS|kernel BUG at" <<<"$sec" | head -n 1) || true
+		if [[ $label == released-* ]]; then
+			line=$(grep -aE -m1 'kernel BUG at drivers/xen/|unbind of old port [0-9]+: |WARNING: .*drivers/xen/' <<<"$sec") || true
+			if [[ -n $line ]]; then
+				say "  $label: the bug: $line"
+				lines+=("  Linux as released, $( [[ $abi == 0 ]] && echo 2-level || echo FIFO), $steps: $line")
+			else
+				ok=0
+				say "  $label: no BUG, lost port or WARNING: $(tail -n 3 <<<"$sec" | paste -sd'|') (log: $serial)"
+			fi
+		else
+			n=$(grep -ac '^evtchn-restore: ok$' <<<"$sec") || true
+			want=$(tr '+' ' ' <<<"$steps" | wc -w)
+			if [[ -n $splat || $n != "$want" ]]; then
+				ok=0
+				say "  $label: want $want times \"evtchn-restore: ok\" and no splat: $n; ${splat:-no splat} (log: $serial)"
+			else
+				say "  $label: $steps: every port unbound each time, no splat"
+				lines+=("  with series (c), $( [[ $abi == 0 ]] && echo 2-level || echo FIFO), $steps: \"evtchn-restore: ok\" $n of $want, no splat")
+			fi
+		fi
+	done
+	mkdir -p "$BUILD/out"
+	rm -f "$out"
+	if ((ok)); then
+		{
+			echo "Series (c) live (make xen-test): Xen $(<"$XROOT/.version") $DEB_ARCH under QEMU TCG;"
+			echo "PV guests (lab/xen/restore-guest.config) run evtchn-restore with $RESTORE_PAIRS loopback pairs"
+			echo "and a gntalloc page notifying the first port; dom0 saves and restores them (xl save,"
+			echo "xl restore), and migrates the fixed one to the same host (xl migrate):"
+			printf '%s\n' "${lines[@]}"
+		} >"$out"
+		pass "$what" "released: the bug on both ABIs; series (c): every port unbound after save and migration, on both ABIs (figures: ${out#"$ROOT"/}, log: $serial)"
+	else
+		fail "$what" "see the lines above and $serial"
+	fi
+}
+
 # start_load: XEN_TEST_LOAD busy processes per host core (lib.sh's
 # load_start), each ending by itself once this script is gone.
 start_load() {
@@ -387,6 +515,7 @@ main() {
 	split_logs
 	judge
 	((!WIDTH)) || width_stage
+	((!RESTORE)) || restore_stage
 	load_stop
 	say "logs: $L-serial.log (the whole serial console), $L-{dom0,domU}.log,"
 	if ((HAS_KUNIT)); then
