@@ -247,7 +247,7 @@ vee-report: deps
 #= XEN_TEST_EVENTS: events exchanged between dom0 and the guest (10000, 2000 on Arm)
 #= XEN_TEST_WIDTH: 0 or 1: the width bug stage (default 1 for ARCH=arm only)
 #= XEN_TEST_WIDTH_RUNS: runs of the width bug stage (default 1)
-#= XEN_TEST_RESTORE: 0 or 1: the restore stage, series (c) live (default 1 for ARCH=x86_64 without DEB= or IMAGE=)
+#= XEN_TEST_RESTORE: 0 or 1: the restore stage, series (c) live (default 1 for ARCH=x86_64 with the PV guest, without DEB= or IMAGE=)
 #= XEN: make xen-test's Xen, 4.17 (Debian 12's, the default) or 4.20 (Debian 13's; x86_64 and arm64)
 #= DOMU: make xen-test's guest: on x86_64 pv (default), pvh (the HVM upcall path) or pvh32 (32-bit PVH, the i386 kernel); on arm64 arm32 (the arm kernel, 32-bit)
 #= XEN_TEST_PORTS: ports of dom0's evtchn-stress loop, max (every free one, the default) or an even number
