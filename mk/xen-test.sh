@@ -391,57 +391,79 @@ restore_section() {
 		'index($0, e) == 1 { f = 0 } f { print } index($0, b) == 1 { f = 1 }' "$1"
 }
 
-# restore_stage: the runs below in one boot; each released run must show
-# the bug, each fixed run must pass every step with no splat.
+# restore_stage: the runs below in one boot.  Linux as released, on each
+# ABI, must show a bug (a kernel BUG or WARNING in drivers/xen, or a port
+# it cannot unbind); the base with series (c)'s first K patches (K < 4)
+# must show the bug patch K+1 fixes, as its changelog says (patch 2's:
+# the new bind's EEXIST and then the old ports' ENOTCONN; patch 3's, on
+# the FIFO ABI: an old port from 1024 on that cannot be unbound, EINVAL;
+# patch 4's: a WARNING in evtchn_put()); series (c) whole, on each ABI,
+# must pass every step, saved and restored, then migrated, with no splat.
 restore_stage() {
 	local what="restore" serial=$L-restore-serial.log base c runs=() ok=1 run label kernel abi steps
-	local sec line splat n want out=$BUILD/out/restore.txt lines=() evtchn=() released fixed
+	local sec line splat n want out=$BUILD/out/restore.txt lines=() evtchn=() k img expect i
+	local -A image=() pattern=()
 	base=$(git -C "$LINUX" rev-list --max-parents=0 HEAD)
 	read_series
 	mapfile -t c < <(git -C "$LINUX" rev-list --reverse "$base..HEAD")
 	for i in "${!E_PART[@]}"; do
 		[[ ${E_PART[i]} != evtchn ]] || evtchn+=("${c[i]}")
 	done
-	((${#evtchn[@]})) || { fail "$what" "patches/series has no series evtchn"; return; }
-	restore_kernel released "$base" || { fail "$what" "$RESTORE_ERR"; return; }
-	released=$RESTORE_IMAGE
-	restore_kernel fixed "$base" "${evtchn[@]}" || { fail "$what" "$RESTORE_ERR"; return; }
-	fixed=$RESTORE_IMAGE
-	runs=("released-2level /xen-test/restore-released 0 save"
-		"released-fifo /xen-test/restore-released 1 save"
-		"fixed-2level /xen-test/restore-fixed 0 save+migrate"
-		"fixed-fifo /xen-test/restore-fixed 1 save+migrate")
+	((${#evtchn[@]} == 4)) ||
+		{ fail "$what" "series evtchn of patches/series has ${#evtchn[@]} patches, not the 4 this stage knows"; return; }
+	# The kernels: released, p1 .. p3 (the first K patches), fixed.
+	for k in 0 1 2 3 4; do
+		restore_kernel "restore-$k" "$base" "${evtchn[@]:0:k}" || { fail "$what" "$RESTORE_ERR"; return; }
+		image[$k]=$RESTORE_IMAGE
+	done
+	# What each run must show (an extended grep of its console), and
+	# the runs: LABEL KERNEL ABI STEPS.
+	pattern[released]='kernel BUG at drivers/xen/|WARNING: .*drivers/xen/|unbind of old port [0-9]+: '
+	pattern[p1]='unbind of old port [0-9]+: Transport endpoint is not connected'
+	pattern[p12]='unbind of old port (102[4-9]|10[3-9][0-9]|1[1-9][0-9]{2}|[2-9][0-9]{3}): Invalid argument'
+	pattern[p123]='WARNING: .*drivers/xen/events/events_base.c.*evtchn_put'
+	runs=("released-2level /xen-test/restore-0 0 save"
+		"released-fifo /xen-test/restore-0 1 save"
+		"p1-2level /xen-test/restore-1 0 save"
+		"p12-fifo /xen-test/restore-2 1 save"
+		"p123-2level /xen-test/restore-3 0 save"
+		"fixed-2level /xen-test/restore-4 0 save+migrate"
+		"fixed-fifo /xen-test/restore-4 1 save+migrate")
 	printf '%s\n' "${runs[@]}" >"$XBUILD/restore.runs"
-	RESTORE_INSTALL=("$released:restore-released" "$fixed:restore-fixed"
-		"$XBUILD/restore.runs:restore.runs" "$LAB/domU-restore.cfg:domU-restore.cfg")
+	RESTORE_INSTALL=("$XBUILD/restore.runs:restore.runs" "$LAB/domU-restore.cfg:domU-restore.cfg")
+	for k in "${!image[@]}"; do
+		RESTORE_INSTALL+=("${image[$k]}:restore-$k")
+	done
 	build_initramfs
-	say "restore stage: the base as released and with series (c) (${#evtchn[@]} patches) as guests, saved and restored, on both ABIs"
-	run_qemu "$DOM0_KERNEL" "$DOM0_ARGS xentest.mode=restore xentest.pairs=$RESTORE_PAIRS xentest.watchdog=1100" \
-		"$serial" 1200
+	say "restore stage: Linux as released, with series (c)'s first 1, 2 and 3 patches, and with all 4, as guests saved and restored (${#runs[@]} runs, one boot)"
+	run_qemu "$DOM0_KERNEL" "$DOM0_ARGS xentest.mode=restore xentest.pairs=$RESTORE_PAIRS xentest.watchdog=1700" \
+		"$serial" 1800
 	RESTORE_INSTALL=()
 	for run in "${runs[@]}"; do
 		read -r label kernel abi steps <<<"$run"
 		sec=$(restore_section "$serial" "$label")
-		splat=$(grep -aE "$SPLATS|kernel BUG at" <<<"$sec" | head -n 1) || true
-		if [[ $label == released-* ]]; then
-			line=$(grep -aE -m1 'kernel BUG at drivers/xen/|unbind of old port [0-9]+: |WARNING: .*drivers/xen/' <<<"$sec") || true
+		abi=$( [[ $abi == 0 ]] && echo 2-level || echo FIFO)
+		if [[ $label != fixed-* ]]; then
+			expect=${pattern[${label%-*}]}
+			line=$(grep -aE -m1 "$expect" <<<"$sec") || true
 			if [[ -n $line ]]; then
-				say "  $label: the bug: $line"
-				lines+=("  Linux as released, $( [[ $abi == 0 ]] && echo 2-level || echo FIFO), $steps: $line")
+				say "  $label: as expected: $line"
+				lines+=("  ${label%-*} ($abi, $steps): $line")
 			else
 				ok=0
-				say "  $label: no BUG, lost port or WARNING: $(tail -n 3 <<<"$sec" | paste -sd'|') (log: $serial)"
+				say "  $label: no line matching '$expect': $(tail -n 3 <<<"$sec" | paste -sd'|') (log: $serial)"
 			fi
+			continue
+		fi
+		splat=$(grep -aE "$SPLATS|kernel BUG at" <<<"$sec" | head -n 1) || true
+		n=$(grep -ac '^evtchn-restore: ok$' <<<"$sec") || true
+		want=$(tr '+' ' ' <<<"$steps" | wc -w)
+		if [[ -n $splat || $n != "$want" ]]; then
+			ok=0
+			say "  $label: want $want times \"evtchn-restore: ok\" and no splat: $n; ${splat:-no splat} (log: $serial)"
 		else
-			n=$(grep -ac '^evtchn-restore: ok$' <<<"$sec") || true
-			want=$(tr '+' ' ' <<<"$steps" | wc -w)
-			if [[ -n $splat || $n != "$want" ]]; then
-				ok=0
-				say "  $label: want $want times \"evtchn-restore: ok\" and no splat: $n; ${splat:-no splat} (log: $serial)"
-			else
-				say "  $label: $steps: every port unbound each time, no splat"
-				lines+=("  with series (c), $( [[ $abi == 0 ]] && echo 2-level || echo FIFO), $steps: \"evtchn-restore: ok\" $n of $want, no splat")
-			fi
+			say "  $label: $steps: every port unbound each time, no splat"
+			lines+=("  series (c) ($abi, $steps): \"evtchn-restore: ok\" $n of $want, no splat")
 		fi
 	done
 	mkdir -p "$BUILD/out"
@@ -449,12 +471,13 @@ restore_stage() {
 	if ((ok)); then
 		{
 			echo "Series (c) live (make xen-test): Xen $(<"$XROOT/.version") $DEB_ARCH under QEMU TCG;"
-			echo "PV guests (lab/xen/restore-guest.config) run evtchn-restore with $RESTORE_PAIRS loopback pairs"
-			echo "and a gntalloc page notifying the first port; dom0 saves and restores them (xl save,"
-			echo "xl restore), and migrates the fixed one to the same host (xl migrate):"
+			echo "PV guests (lab/xen/restore-guest.config) run evtchn-restore $RESTORE_PAIRS (loopback pairs, and a"
+			echo "gntalloc page notifying the first port) while dom0 saves and restores them (xl save,"
+			echo "xl restore), then migrates the fixed ones to the same host (xl migrate).  Linux as"
+			echo "released, with series (c)'s first 1 (p1), 2 (p12) and 3 (p123) patches, and whole:"
 			printf '%s\n' "${lines[@]}"
 		} >"$out"
-		pass "$what" "released: the bug on both ABIs; series (c): every port unbound after save and migration, on both ABIs (figures: ${out#"$ROOT"/}, log: $serial)"
+		pass "$what" "released: a bug on both ABIs; p1, p12, p123: the next patch's bug; series (c): every port unbound after a save and a migration, on both ABIs (figures: ${out#"$ROOT"/}, log: $serial)"
 	else
 		fail "$what" "see the lines above and $serial"
 	fi
@@ -536,4 +559,6 @@ main() {
 	((FAILED == 0)) || exit 1
 }
 
-main
+# One line: bash reads a script as it runs it, and an edit of this file
+# during a run must not feed it more.
+main; exit

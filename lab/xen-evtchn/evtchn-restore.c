@@ -19,6 +19,14 @@ static long domid(struct xs_handle *xs)
 	return d;
 }
 
+static int unbind(xenevtchn_handle *xce, int port)
+{
+	if (xenevtchn_unbind(xce, port) == 0)
+		return 0;
+	printf("unbind of old port %d: %s\n", port, strerror(errno));
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 4, i, p, bad = 0;
@@ -48,15 +56,14 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	while ((now = domid(xs)) == self || now < 0)
 		usleep(100000);
+	/* First the last old port: a number nobody has taken again. */
+	bad += unbind(xce, old[2 * n - 1]);
 	p = xenevtchn_bind_unbound_port(xce, now);	/* a new port */
 	printf("restored as domain %ld; a new port: %d%s%s\n", now, p,
 	       p < 0 ? ", " : "", p < 0 ? strerror(errno) : "");
 	xengntshr_unshare(xgs, page, 1);
-	for (i = 0; i < 2 * n; i++)
-		if (xenevtchn_unbind(xce, old[i]) < 0) {
-			printf("unbind of old port %d: %s\n", old[i], strerror(errno));
-			bad++;
-		}
+	for (i = 0; i < 2 * n - 1; i++)
+		bad += unbind(xce, old[i]);
 	if (p < 0)	/* EEXIST: an old port's number, free now */
 		p = xenevtchn_bind_unbound_port(xce, now);
 	if (p < 0) {
