@@ -31,8 +31,8 @@
 #                  none (XEN_TEST_WIDTH_RUNS=N: N runs of each; figures in
 #                  build/out/width.txt, for the cover letter)
 #   restore        (x86_64) series (c) live: small PV guests run
-#                  evtchn-restore while dom0 saves and restores them (and
-#                  migrates the fixed one), on both ABIs: Linux as
+#                  evtchn-restore while dom0 saves and restores them, on
+#                  both ABIs: Linux as
 #                  released must show the bug, with series (c) alone
 #                  nothing (figures in build/out/restore.txt)
 # then prints "xen-test: N passed, M failed"; non-zero exit on a failure.
@@ -335,14 +335,12 @@ width_stage() {
 # PV guests (lab/xen/restore-guest.config: tinyconfig and what a PV guest
 # with /dev/xen/evtchn and gntalloc needs) run evtchn-restore, series
 # (c)'s reproducer, with RESTORE_PAIRS loopback pairs, while dom0 saves
-# and restores them (and migrates the fixed one to this host), on both
-# ABIs (xen.fifo_events=0 and 1), in one boot of Xen with the test
-# kernel as dom0 (xentest.mode=restore).  Two guest kernels, of one
-# configuration, built in $XBUILD/restore/kbuild from a worktree of
-# build/linux: the base as released, which must show the bug (a kernel
-# BUG in drivers/xen/evtchn.c, a port it cannot unbind, or a WARNING),
-# and the base with series (c) alone (as stable would apply it), which
-# must unbind every port with no splat, after each save and migration.
+# and restores them, on both ABIs (xen.fifo_events=0 and 1), in one boot
+# of Xen with the test kernel as dom0 (xentest.mode=restore).  Their
+# kernels, of one configuration, are built in $XBUILD/restore/kbuild from
+# a worktree of build/linux: the base as released, with series (c)'s
+# first K patches, and with all of them (restore_stage says what each
+# must show).
 # XEN_TEST_RESTORE=0|1 turns it off or on (on by default for x86_64
 # with the PV guest, DOMU=pv, and without DEB= or IMAGE=: the stage's
 # guests are its own, so the PVH runs need not repeat it); figures in
@@ -378,8 +376,10 @@ restore_kernel() {
 	missing=$(grep '^CONFIG_' "$frag" | grep -vxFf "$ROBJ/.config" | paste -sd' ') || true
 	[[ -z $missing ]] ||
 		{ RESTORE_ERR="${frag#"$ROOT"/}: not in the $name guest kernel's .config: $missing"; return 1; }
+	start_ticker "$PROG" count_compiled "$log"
 	kmake "$RWT" "$ROBJ" x86_64 -j"$(nproc)" bzImage >>"$log" 2>&1 </dev/null ||
-		{ RESTORE_ERR="the $name guest kernel did not build (see $log)"; return 1; }
+		{ stop_ticker; RESTORE_ERR="the $name guest kernel did not build (see $log)"; return 1; }
+	stop_ticker
 	cp "$ROBJ/arch/x86/boot/bzImage" "$RESTORE_IMAGE.tmp"
 	mv "$RESTORE_IMAGE.tmp" "$RESTORE_IMAGE"
 }
@@ -398,10 +398,13 @@ restore_section() {
 # the new bind's EEXIST and then the old ports' ENOTCONN; patch 3's, on
 # the FIFO ABI: an old port from 1024 on that cannot be unbound, EINVAL;
 # patch 4's: a WARNING in evtchn_put()); series (c) whole, on each ABI,
-# must pass every step, saved and restored, then migrated, with no splat.
+# must unbind every port, with no splat, after each of two saves and
+# restores.  (Not xl migrate: Debian's Xen is built without
+# CONFIG_SHADOW_PAGING, and a PV guest's live migration needs log-dirty
+# mode, which needs shadow paging: "Failed to enable logdirty: 95".)
 restore_stage() {
-	local what="restore" serial=$L-restore-serial.log base c runs=() ok=1 run label kernel abi steps
-	local sec line splat n want out=$BUILD/out/restore.txt lines=() evtchn=() k img expect i
+	local what="restore" serial=$L-restore-serial.log base c runs=() ok=1 run label kernel abi
+	local sec line splat n saves out=$BUILD/out/restore.txt lines=() evtchn=() k img expect i
 	local -A image=() pattern=()
 	base=$(git -C "$LINUX" rev-list --max-parents=0 HEAD)
 	read_series
@@ -417,18 +420,18 @@ restore_stage() {
 		image[$k]=$RESTORE_IMAGE
 	done
 	# What each run must show (an extended grep of its console), and
-	# the runs: LABEL KERNEL ABI STEPS.
-	pattern[released]='kernel BUG at drivers/xen/|WARNING: .*drivers/xen/|unbind of old port [0-9]+: '
+	# the runs: LABEL KERNEL ABI SAVES.
+	pattern[released]='kernel BUG at (\.\./linux/)?drivers/xen/|WARNING: .*drivers/xen/|unbind of old port [0-9]+: '
 	pattern[p1]='unbind of old port [0-9]+: Transport endpoint is not connected'
 	pattern[p12]='unbind of old port (102[4-9]|10[3-9][0-9]|1[1-9][0-9]{2}|[2-9][0-9]{3}): Invalid argument'
 	pattern[p123]='WARNING: .*drivers/xen/events/events_base.c.*evtchn_put'
-	runs=("released-2level /xen-test/restore-0 0 save"
-		"released-fifo /xen-test/restore-0 1 save"
-		"p1-2level /xen-test/restore-1 0 save"
-		"p12-fifo /xen-test/restore-2 1 save"
-		"p123-2level /xen-test/restore-3 0 save"
-		"fixed-2level /xen-test/restore-4 0 save+migrate"
-		"fixed-fifo /xen-test/restore-4 1 save+migrate")
+	runs=("released-2level /xen-test/restore-0 0 1"
+		"released-fifo /xen-test/restore-0 1 1"
+		"p1-2level /xen-test/restore-1 0 1"
+		"p12-fifo /xen-test/restore-2 1 1"
+		"p123-2level /xen-test/restore-3 0 1"
+		"fixed-2level /xen-test/restore-4 0 2"
+		"fixed-fifo /xen-test/restore-4 1 2")
 	printf '%s\n' "${runs[@]}" >"$XBUILD/restore.runs"
 	RESTORE_INSTALL=("$XBUILD/restore.runs:restore.runs" "$LAB/domU-restore.cfg:domU-restore.cfg")
 	for k in "${!image[@]}"; do
@@ -440,7 +443,7 @@ restore_stage() {
 		"$serial" 1800
 	RESTORE_INSTALL=()
 	for run in "${runs[@]}"; do
-		read -r label kernel abi steps <<<"$run"
+		read -r label kernel abi saves <<<"$run"
 		sec=$(restore_section "$serial" "$label")
 		abi=$( [[ $abi == 0 ]] && echo 2-level || echo FIFO)
 		if [[ $label != fixed-* ]]; then
@@ -448,7 +451,7 @@ restore_stage() {
 			line=$(grep -aE -m1 "$expect" <<<"$sec") || true
 			if [[ -n $line ]]; then
 				say "  $label: as expected: $line"
-				lines+=("  ${label%-*} ($abi, $steps): $line")
+				lines+=("  ${label%-*} ($abi): $line")
 			else
 				ok=0
 				say "  $label: no line matching '$expect': $(tail -n 3 <<<"$sec" | paste -sd'|') (log: $serial)"
@@ -457,13 +460,12 @@ restore_stage() {
 		fi
 		splat=$(grep -aE "$SPLATS|kernel BUG at" <<<"$sec" | head -n 1) || true
 		n=$(grep -ac '^evtchn-restore: ok$' <<<"$sec") || true
-		want=$(tr '+' ' ' <<<"$steps" | wc -w)
-		if [[ -n $splat || $n != "$want" ]]; then
+		if [[ -n $splat || $n != "$saves" ]]; then
 			ok=0
-			say "  $label: want $want times \"evtchn-restore: ok\" and no splat: $n; ${splat:-no splat} (log: $serial)"
+			say "  $label: want $saves times \"evtchn-restore: ok\" and no splat: $n; ${splat:-no splat} (log: $serial)"
 		else
-			say "  $label: $steps: every port unbound each time, no splat"
-			lines+=("  series (c) ($abi, $steps): \"evtchn-restore: ok\" $n of $want, no splat")
+			say "  $label: every port unbound after each of $saves saves, no splat"
+			lines+=("  series (c) ($abi): \"evtchn-restore: ok\" after each of $saves saves and restores, no splat")
 		fi
 	done
 	mkdir -p "$BUILD/out"
@@ -473,11 +475,11 @@ restore_stage() {
 			echo "Series (c) live (make xen-test): Xen $(<"$XROOT/.version") $DEB_ARCH under QEMU TCG;"
 			echo "PV guests (lab/xen/restore-guest.config) run evtchn-restore $RESTORE_PAIRS (loopback pairs, and a"
 			echo "gntalloc page notifying the first port) while dom0 saves and restores them (xl save,"
-			echo "xl restore), then migrates the fixed ones to the same host (xl migrate).  Linux as"
-			echo "released, with series (c)'s first 1 (p1), 2 (p12) and 3 (p123) patches, and whole:"
+			echo "xl restore).  Linux as released, with series (c)'s first 1 (p1), 2 (p12) and 3"
+			echo "(p123) patches, and whole:"
 			printf '%s\n' "${lines[@]}"
 		} >"$out"
-		pass "$what" "released: a bug on both ABIs; p1, p12, p123: the next patch's bug; series (c): every port unbound after a save and a migration, on both ABIs (figures: ${out#"$ROOT"/}, log: $serial)"
+		pass "$what" "released: a bug on both ABIs; p1, p12, p123: the next patch's bug; series (c): every port unbound after each of two saves and restores, on both ABIs (figures: ${out#"$ROOT"/}, log: $serial)"
 	else
 		fail "$what" "see the lines above and $serial"
 	fi
