@@ -18,9 +18,10 @@
 #            and modules, modpost included
 #   x86_64-clang  as x86_64, with LLVM 19 (Debian 12's clang-19, lld-19;
 #            7.3 needs LLVM 17.0.1 at least): LLVM=-19
-# drivers/xen/events/ is also rebuilt with W=1 and sparse (C=2) at base and
-# at each commit: a warning in drivers/xen/events/ that base does not have
-# fails the commit.  The rest of the tree is built without W=1 (its own
+# drivers/xen/events/ and every other C file the series changes (series
+# (c)'s evtchn.c, gntdev.c, gntalloc.c: as single objects) are also
+# rebuilt with W=1 and sparse (C=2) at base and at each commit: a warning
+# in them that base does not have fails the commit.  The rest of the tree is built without W=1 (its own
 # warnings are not the series'). Logs: build/logs/bisect-*.log.
 set -euo pipefail
 # shellcheck source=mk/lib.sh
@@ -120,14 +121,25 @@ for v in "${ARCHES[@]}"; do
 	grep -qx "CONFIG_KUNIT=$want" "$o/.config" || die "CONFIG_KUNIT is not =$want in $o/.config"
 done
 
+# The C files the series changes outside drivers/xen/events/, as objects
+# (built alone with W=1 and sparse), and an extended regular expression
+# of the files whose warnings count.
+mapfile -t OTHER_OBJS < <(git -C "$LINUX" diff --name-only base "$tip" -- '*.c' |
+	grep -v '^drivers/xen/events/' | sed 's/\.c$/.o/')
+WFILES='drivers/xen/events/[^:]*'
+for f in "${OTHER_OBJS[@]}"; do
+	WFILES+="|${f%.o}\\.c"
+done
+
 # events_warnings WT O VARIANT LOG: the W=1 and sparse warnings of
-# drivers/xen/events/, without line numbers, sorted (also appended to LOG).
+# drivers/xen/events/ and OTHER_OBJS, without line numbers, sorted (also
+# appended to LOG).
 events_warnings() {
-	vmake "$3" "$1" "$2" -j"$jobs" W=1 C=2 drivers/xen/events/ >>"$4" 2>&1 </dev/null
+	vmake "$3" "$1" "$2" -j"$jobs" W=1 C=2 drivers/xen/events/ "${OTHER_OBJS[@]}" >>"$4" 2>&1 </dev/null
 	# gcc names the file relative to the source tree, sparse with its
-	# absolute path: keep "drivers/xen/events/FILE: message".
-	{ grep -E '(^|/)drivers/xen/events/[^:]*:[0-9]+(:[0-9]+)?: (warning|error):' "$4" || true; } |
-		sed -E 's|^.*/(drivers/xen/events/)|\1|; s/:[0-9]+:[0-9]+:/:/; s/:[0-9]+:/:/' |
+	# absolute path: keep "drivers/xen/FILE: message".
+	{ grep -E "(^|/)($WFILES):[0-9]+(:[0-9]+)?: (warning|error):" "$4" || true; } |
+		sed -E 's|^.*/(drivers/xen/)|\1|; s/:[0-9]+:[0-9]+:/:/; s/:[0-9]+:/:/' |
 		sort -u
 }
 
@@ -161,7 +173,7 @@ for v in "${ARCHES[@]}"; do
 	fi
 	MODPOST[$v]=$(modpost_warnings "$log")
 	BASELINE[$v]=$(events_warnings "$wt" "$BUILD/kbuild-bisect-$v" "$v" "$log")
-	say "base, $v: $(grep -c . <<<"${BASELINE[$v]}" || true) W=1/sparse warning(s) in drivers/xen/events/"
+	say "base, $v: $(grep -c . <<<"${BASELINE[$v]}" || true) W=1/sparse warning(s) in drivers/xen/events/${OTHER_OBJS[*]:+ and ${OTHER_OBJS[*]}}"
 done
 
 failed=0
