@@ -106,8 +106,12 @@ b4cfg user.name "$sender_name"
 b4cfg user.email "$sender_mail"
 b4cfg sendemail.smtpserver localhost
 getm="scripts/get_maintainer.pl --nogit --nogit-fallback --nogit-chief-penguins --norolestats --nofixes --no-tree"
-b4cfg b4.send-auto-to-cmd "$getm --nol"
-b4cfg b4.send-auto-cc-cmd "$getm --nom"
+# To: the maintainers and reviewers of the files (MAINTAINERS' F:
+# entries); Cc: the lists, and whoever a K: keyword brings in (the
+# PREEMPT_RT maintainers, for the KUnit suite's migrate_disable()), whom
+# b4 leaves out of Cc when they are in To already.
+b4cfg b4.send-auto-to-cmd "$getm --nol --nokeywords"
+b4cfg b4.send-auto-cc-cmd "$getm --keywords"
 b4log=$LOGS/series-b4.log
 mkdir -p "$LOGS"
 : >"$b4log"
@@ -184,7 +188,7 @@ for part in "${parts[@]}"; do
 	fi
 	# Every maintainer of what the series touches must be in To.
 	to=$(header "${cover[0]}" To)
-	mapfile -t maint < <(cd "$repo" && $getm --m --nor --nol "${mails[@]:1}")
+	mapfile -t maint < <(cd "$repo" && $getm --m --nor --nol --nokeywords "${mails[@]:1}")
 	((${#maint[@]})) || die "scripts/get_maintainer.pl found no maintainer for the series"
 	for m in "${maint[@]}"; do
 		[[ $to == *"$m"* ]] || die "maintainer $m is not in the cover letter's To: ($to); see $b4log"
