@@ -590,6 +590,12 @@ series_fingerprint() {
 		LC_ALL=C sort | sha256sum | cut -d' ' -f1
 }
 
+# series_lines FILE: FILE's lines without their comments, blank ones left
+# out, each as "LINENO<tab>LINE".
+series_lines() {
+	awk '{ sub(/#.*/, "") } NF { print NR "\t" $0 }' "$1"
+}
+
 # read_series: parse patches/series (the mailed patches, in the series
 # they are mailed in), lab/patches/series (the lab's, applied after them,
 # never mailed) and, for a backport base, patches/V/series.  Sets, per
@@ -619,29 +625,22 @@ read_series() {
 		vdir=${BASE_VARIANT#"$ROOT"/}
 		[[ -f $ROOT/$vdir/series ]] || die "$vdir/series missing"
 		variant_files+=("$vdir/series")
-		lineno=0
-		while IFS= read -r line || [[ -n $line ]]; do
-			lineno=$((lineno + 1))
-			line=${line%%#*}
+		while IFS=$'\t' read -r lineno line; do
 			read -ra words <<<"$line"
-			((${#words[@]})) || continue
 			where="$vdir/series:$lineno"
 			[[ ${words[0]}:${#words[@]} == replace:2 ]] ||
 				die "$where: expected 'replace NAME.patch'"
 			[[ -f $ROOT/$vdir/${words[1]} ]] || die "$where: $vdir/${words[1]} not found"
 			REPLACE[${words[1]}]=$vdir/${words[1]}
 			variant_files+=("$vdir/${words[1]}")
-		done <"$ROOT/$vdir/series"
+		done < <(series_lines "$ROOT/$vdir/series")
 	fi
 	for f in patches/series lab/patches/series; do
 		[[ -f $ROOT/$f ]] || die "$f missing"
-		lineno=0 part=
+		part=
 		[[ $f == patches/series ]] || part=lab
-		while IFS= read -r line || [[ -n $line ]]; do
-			lineno=$((lineno + 1))
-			line=${line%%#*}
+		while IFS=$'\t' read -r lineno line; do
 			read -ra words <<<"$line"
-			((${#words[@]})) || continue
 			where="$f:$lineno"
 			if [[ ${words[0]} == series ]]; then
 				[[ $part != lab ]] || die "$where: the lab's patches are not mailed: no 'series' line here"
@@ -670,7 +669,7 @@ read_series() {
 			E_PATCH+=("${f%series}$p")
 			E_PART+=("$part")
 			[[ $part == lab ]] || N_MAILED=$((N_MAILED + 1))
-		done <"$ROOT/$f"
+		done < <(series_lines "$ROOT/$f")
 	done
 	for p in "${!REPLACE[@]}"; do
 		[[ -n ${SEEN_PATCH[$p]:-} ]] || die "$vdir/series names $p, which neither patches/series nor lab/patches/series lists"
