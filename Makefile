@@ -85,9 +85,9 @@ check: replay-check
 ## refresh: build/linux's commits back into patches/ and lab/patches/, whole patches
 refresh: deps
 	@mk/refresh.sh
-# The two series as mail in build/series/fixes/ and build/series/rr/ (there
-# only once every check passed), checked by checkpatch.pl --strict.
-## series: the three series as mail in build/series/fixes/, rr/ and evtchn/, checked (SIGNOFF=, AUTHOR=, REVISION=)
+# The two series as mail in build/series/events-2l/ and build/series/evtchn/
+# (there only once every check passed), checked by checkpatch.pl --strict.
+## series: the two series as mail in build/series/events-2l/ and evtchn/, checked (SIGNOFF=, AUTHOR=, REVISION=)
 series: tree
 	@mk/series.sh
 

@@ -2,14 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0
 """mk/cover-letter.py: the cover letter of one of make series' series.
 
-Usage: cover-letter.py OUT TEMPLATE LINUX FIRST LAST BLOAT FIXES
+Usage: cover-letter.py OUT TEMPLATE LINUX FIRST LAST BLOAT
 
 Reads TEMPLATE (mk/cover-letter-*.in: '#' lines left out, the first line
 the subject, @NAME@ a generated section), the commits FIRST..LAST of the
 git tree LINUX (each patch's subject and first paragraph, which are for
-stable), BLOAT (make objsize's build/out/bloat.txt, or '' for none) and
-FIXES (the commits of the first series, for @BASED_ON@), and writes the
-subject, a blank line and the text to OUT.  An @NAME@ it does not know
+stable) and BLOAT (make objsize's build/out/bloat.txt, or '' for none),
+and writes the subject, a blank line and the text to OUT.  An @NAME@ it does not know
 stops it (exit status 1, naming TEMPLATE).  mk/series.sh runs it;
 mk/tests/series-test.sh tests it on saved inputs.
 """
@@ -18,9 +17,9 @@ import subprocess
 import sys
 import textwrap
 
-if len(sys.argv) != 8:
-    sys.exit("usage: cover-letter.py OUT TEMPLATE LINUX FIRST LAST BLOAT FIXES")
-cover_path, template_path, linux, first, last, bloat_path, fixes_series = sys.argv[1:]
+if len(sys.argv) != 7:
+    sys.exit("usage: cover-letter.py OUT TEMPLATE LINUX FIRST LAST BLOAT")
+cover_path, template_path, linux, first, last, bloat_path = sys.argv[1:]
 
 def git(*args):
     return subprocess.run(["git", "-C", linux, *args], check=True,
@@ -112,13 +111,10 @@ if bloat_path:
                  "xen.config, arm multi_v7_defconfig with XEN):")
         bloat = wrap(bloat, "") + "\n\n" + "\n\n".join(keep)
 
-fixes_subjects = [git("log", "-1", "--format=%s", c).strip()
-                  for c in fixes_series.split()]
 sections = {
     "PATCHES": "\n\n".join(patches),
     "STABLE": wrap(" ".join(stable_text), ""),
     "BLOAT": bloat,
-    "BASED_ON": "\n".join(f"  {s}" for s in fixes_subjects),
     "KUNIT": (
         "  ./tools/testing/kunit/kunit.py run --arch=x86_64 \\\n"
         "      --kunitconfig=drivers/xen/events/tests \\\n"
@@ -130,9 +126,6 @@ sections = {
         "      --kconfig_add CONFIG_PARAVIRT=y \\\n"
         "      --kconfig_add CONFIG_X86_PAE=y --kconfig_add CONFIG_X86_GENERIC=y \\\n"
         "      --kconfig_add CONFIG_SMP=y\n"
-        "  ./tools/testing/kunit/kunit.py run --arch=arm64 \\\n"
-        "      --cross_compile=aarch64-linux-gnu- \\\n"
-        "      --kunitconfig=drivers/xen/events/tests\n"
         "  ./tools/testing/kunit/kunit.py run --arch=arm \\\n"
         "      --cross_compile=arm-linux-gnueabihf- \\\n"
         "      --kunitconfig=drivers/xen/events/tests"),

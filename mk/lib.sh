@@ -603,22 +603,20 @@ series_lines() {
 # repo-relative: patches/NAME.patch or lab/patches/NAME.patch) and E_PART
 # (the mailed series it belongs to, "lab" for the lab's); N_MAILED, the
 # number of mailed entries (they come first); PARTS, the mailed series'
-# names in order; PART_AFTER[NAME]=EARLIER, the series NAME is based on
-# (none: on the base); REPLACE[NAME.patch]=patches/V/NAME.patch of the variant
+# names in order, each based on the base alone; REPLACE[NAME.patch]=patches/V/NAME.patch of the variant
 # and variant_files, the variant's files.  Dies, naming the file and line,
 # on a malformed line.
 #
-# patches/series:    "series NAME [after EARLIER]" starts a mailed
-#                    series (its cover letter: mk/cover-letter-NAME.in),
-#                    based on the base or on the series EARLIER; then
-#                    its patches, one file name a line.
+# patches/series:    "series NAME" starts a mailed series (its cover
+#                    letter: mk/cover-letter-NAME.in), based on the base
+#                    alone; then its patches, one file name a line.
 # lab/patches/series: the lab's patches, one file name a line.
 # patches/V/series:  "replace NAME.patch": patches/V/NAME.patch, the same
 #                    commit rebased onto base V, instead of NAME.patch.
 # '#' starts a comment everywhere.
 read_series() {
 	local lineno line words where vdir f part p
-	declare -gA REPLACE=() SEEN_PATCH=() PART_AFTER=()
+	declare -gA REPLACE=() SEEN_PATCH=()
 	variant_files=()
 	E_PATCH=() E_PART=() PARTS=() N_MAILED=0
 	if [[ -n $BASE_VARIANT ]]; then
@@ -644,14 +642,8 @@ read_series() {
 			where="$f:$lineno"
 			if [[ ${words[0]} == series ]]; then
 				[[ $part != lab ]] || die "$where: the lab's patches are not mailed: no 'series' line here"
-				[[ (${#words[@]} == 2 || (${#words[@]} == 4 && ${words[2]} == after)) &&
-					${words[1]} =~ ^[a-z][a-z0-9-]*$ ]] ||
-					die "$where: expected 'series NAME' or 'series NAME after EARLIER' (NAME: lower case letters, digits, -)"
-				if ((${#words[@]} == 4)); then
-					[[ " ${PARTS[*]} " == *" ${words[3]} "* ]] ||
-						die "$where: series ${words[1]} comes after ${words[3]}, which no earlier 'series' line names"
-					PART_AFTER[${words[1]}]=${words[3]}
-				fi
+				[[ ${#words[@]} == 2 && ${words[1]} =~ ^[a-z][a-z0-9-]*$ ]] ||
+					die "$where: expected 'series NAME' (NAME: lower case letters, digits, -)"
 				[[ " ${PARTS[*]} " != *" ${words[1]} "* ]] || die "$where: series ${words[1]} is named twice"
 				[[ -f $ROOT/mk/cover-letter-${words[1]}.in ]] ||
 					die "$where: series ${words[1]} has no cover letter (mk/cover-letter-${words[1]}.in)"

@@ -3,12 +3,11 @@
 # mk/series.sh: export build/linux's series (base..HEAD less the lab:
 # commits) as mail in build/series/ and check it:
 #  - the series of patches/series, each with its cover letter
-#    (mk/cover-letter-NAME.in) in build/series/NAME/: fixes (the width
-#    fixes, for the xen tree and stable), rr (round robin and KUnit,
-#    based on fixes, also to the KUnit maintainers and lists) and evtchn
-#    (the /dev/xen/evtchn fixes, on the base, for the xen tree and
-#    stable); each made again on its own base, so that it applies alone
-#    (or on the series it comes after);
+#    (mk/cover-letter-NAME.in) in build/series/NAME/: events-2l (the
+#    width fixes, for the xen tree's -rc and stable, then round robin and
+#    KUnit, for -next; also to the KUnit maintainers and lists) and
+#    evtchn (the /dev/xen/evtchn fixes, for the xen tree and stable);
+#    each made again on the base, so that it applies alone;
 #  - every patch authored by the sender (SIGNOFF="Name <mail>", else the
 #    repo's git identity if it is a person's address), or by AUTHOR="Name
 #    <mail>" (then b4 writes the in-body From: line for it); signed off
@@ -68,29 +67,23 @@ repo=$tmp/linux
 git clone -q --shared --no-checkout "$LINUX" "$repo"
 git -C "$repo" sparse-checkout set --no-cone /MAINTAINERS /scripts/get_maintainer.pl
 last=$tip
-# The series of patches/series (read_series: PARTS, E_PART, PART_AFTER),
-# each made again on its own base, the base or the series it comes
-# after (signed_on): orig holds the tree's commits, newc[i] orig[i]'s
-# commit in the mail.  PART NAME FIRST COUNT TEMPLATE: commits FIRST..
-# (COUNT of them) of orig.
+# The series of patches/series (read_series: PARTS, E_PART), each made
+# again on the base (signed_on): orig holds the tree's commits, newc[i]
+# orig[i]'s commit in the mail.  PART NAME FIRST COUNT TEMPLATE: commits
+# FIRST.. (COUNT of them) of orig.
 mapfile -t orig < <(git -C "$repo" rev-list --reverse "base..$last")
-declare -A part_tip=()
-parts=() newc=() nfix=0
+parts=() newc=()
 for name in "${PARTS[@]}"; do
 	idx=()
 	for i in "${!orig[@]}"; do
 		[[ ${E_PART[i]} != "$name" ]] || idx+=("$i")
 	done
-	pbase=base
-	[[ -z ${PART_AFTER[$name]:-} ]] || pbase=${part_tip[${PART_AFTER[$name]}]}
 	cs=()
 	for i in "${idx[@]}"; do cs+=("${orig[i]}"); done
-	mapfile -t made < <(signed_on "$repo" "$pbase" "${cs[@]}")
-	((${#made[@]} == ${#idx[@]})) || die "series $name: its commits could not be made again on $pbase"
+	mapfile -t made < <(signed_on "$repo" base "${cs[@]}")
+	((${#made[@]} == ${#idx[@]})) || die "series $name: its commits could not be made again on the base"
 	for k in "${!idx[@]}"; do newc[idx[k]]=${made[k]}; done
-	part_tip[$name]=${made[-1]}
 	parts+=("$name ${idx[0]} ${#idx[@]} mk/cover-letter-$name.in")
-	[[ $name != "${PARTS[0]}" ]] || nfix=${#idx[@]}
 done
 
 # b4 (Debian's 0.12) makes the mail: the cover letter as its cover commit,
@@ -141,20 +134,32 @@ header() {
 	sed -n "/^$2: /,/^[^ ]/p" "$1" | sed '$d' | sed "s/^$2: //; s/^ //" | tr '\n' ' ' | sed 's/  */ /g; s/ *$//; s/,$//'
 }
 
+# mails_apply MAIL...: the MAILs' patches (git mailinfo), applied to the
+# base in an index of their own (git apply --cached, as git am does), give
+# the tree of $ptip.
+mails_apply() {
+	local m amidx=$tmp/am-index
+	rm -f "$amidx"
+	GIT_INDEX_FILE=$amidx git -C "$repo" read-tree base || return 1
+	for m; do
+		git mailinfo "$tmp/am-msg" "$tmp/am-patch" <"$m" >/dev/null &&
+			GIT_INDEX_FILE=$amidx git -C "$repo" apply --cached "$tmp/am-patch" || return 1
+	done
+	[[ $(GIT_INDEX_FILE=$amidx git -C "$repo" write-tree) == "$(git -C "$repo" rev-parse "$ptip^{tree}")" ]]
+}
+
 rm -rf "$out" "$final"
 mkdir -p "$out"
 all_mails=()
 for part in "${parts[@]}"; do
 	read -r name first count template <<<"$part"
-	pbase=base
-	[[ -z ${PART_AFTER[$name]:-} ]] || pbase=${part_tip[${PART_AFTER[$name]}]}
 	ptip=${newc[first + count - 1]}
 	git -C "$repo" checkout -q -B "$name" "$ptip"
-	b4 prep -e "$pbase"
+	b4 prep -e base
 	((REVISION == 1)) || b4 prep --force-revision "$REVISION"
 	# The cover letter: the template with its generated sections.
 	python3 "$ROOT/mk/cover-letter.py" "$tmp/cover.txt" "$ROOT/$template" "$LINUX" \
-		"${orig[first]}^" "${orig[first + count - 1]}" "$bloat" "${orig[*]:0:nfix}" ||
+		"${orig[first]}^" "${orig[first + count - 1]}" "$bloat" ||
 		die "mk/cover-letter.py failed for $name"
 	# The cover letter into b4's cover commit (its editor: a copy), then To
 	# and Cc, then the mail.
@@ -186,6 +191,10 @@ for part in "${parts[@]}"; do
 		python3 "$ROOT/mk/add-cc.py" "${mails[@]}" -- "${kcc[@]}" ||
 			die "mk/add-cc.py failed on $out/$name"
 	fi
+	# The mail applies alone on the base, as git am (the test robot, b4
+	# am) applies it: its patches give the tree of the series' last commit.
+	mails_apply "${mails[@]:1}" ||
+		die "series $name: its mail in $out/$name does not apply with git am on the base to the series' tree"
 	# Every maintainer of what the series touches must be in To.
 	to=$(header "${cover[0]}" To)
 	mapfile -t maint < <(cd "$repo" && $getm --m --nor --nol --nokeywords "${mails[@]:1}")
@@ -193,7 +202,7 @@ for part in "${parts[@]}"; do
 	for m in "${maint[@]}"; do
 		[[ $to == *"$m"* ]] || die "maintainer $m is not in the cover letter's To: ($to); see $b4log"
 	done
-	say "$name: $count patch(es) and a cover letter in ${out#"$ROOT"/}/$name/ (To: $to; Cc: $(header "${cover[0]}" Cc))"
+	say "$name: $count patch(es) and a cover letter in ${out#"$ROOT"/}/$name/, applying alone on the base (git am) (To: $to; Cc: $(header "${cover[0]}" Cc))"
 	all_mails+=("${mails[@]:1}")
 done
 

@@ -67,11 +67,10 @@ Make it so.
 Signed-off-by: Tester <tester@example.org>
 MSG
 first=$(git -C "$g" rev-list --reverse HEAD | sed -n 2p)
-fixes=$(git -C "$g" rev-list --reverse HEAD | sed -n '2,3p' | xargs)
 
 out=$tmp/cover.txt
 if python3 "$mk/cover-letter.py" "$out" "$here/cover-letter.in" "$g" "$first^" HEAD \
-	"$here/cover-letter.bloat" "$fixes" 2>"$tmp/err"; then
+	"$here/cover-letter.bloat" 2>"$tmp/err"; then
 	if d=$(diff -u "$here/cover-letter.expected" "$out"); then
 		result cover-letter ""
 	else
@@ -81,7 +80,7 @@ else
 	result cover-letter "exit status $?: $(tail -n 1 "$tmp/err")"
 fi
 
-if python3 "$mk/cover-letter.py" "$out" "$here/cover-letter.in" "$g" "$first^" HEAD "" "$fixes" 2>"$tmp/err"; then
+if python3 "$mk/cover-letter.py" "$out" "$here/cover-letter.in" "$g" "$first^" HEAD "" 2>"$tmp/err"; then
 	if grep -q 'bloat-o-meter' "$out"; then
 		result cover-letter-no-bloat "a bloat-o-meter paragraph with no bloat file"
 	elif ! grep -q '^Patch 1 is for stable' "$out"; then
@@ -94,7 +93,7 @@ else
 fi
 
 printf 'Subject\n\n@PATCHES@\n@NOSUCH@\n' >"$tmp/bad.in"
-python3 "$mk/cover-letter.py" "$out" "$tmp/bad.in" "$g" "$first^" HEAD "" "$fixes" 2>"$tmp/err"
+python3 "$mk/cover-letter.py" "$out" "$tmp/bad.in" "$g" "$first^" HEAD "" 2>"$tmp/err"
 rc=$?
 if [[ $rc == 1 && $(wc -l <"$tmp/err") == 1 ]] && grep -q "bad.in: unknown section @NOSUCH@" "$tmp/err"; then
 	result cover-letter-unknown-section ""
