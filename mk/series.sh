@@ -180,6 +180,14 @@ for part in "${parts[@]}"; do
 	want="[PATCH$( ((REVISION == 1)) || echo " v$REVISION") 0/$count] $(head -n 1 "$tmp/cover.txt")"
 	[[ $subject == "$want" ]] ||
 		die "the cover letter's subject is '$subject', not '$want' (b4 did not take the generated cover letter? see $b4log)"
+	# The cover letter's text as written: b4 may only add to its end.
+	python3 - "${cover[0]}" "$tmp/cover.txt" <<-'EOF' ||
+		import email, sys
+		body = email.message_from_file(open(sys.argv[1])).get_payload(decode=True).decode()
+		text = open(sys.argv[2]).read().split("\n", 2)[2]
+		sys.exit(0 if body.startswith(text.rstrip("\n") + "\n") else 1)
+	EOF
+		die "series $name: the cover letter in ${cover[0]#"$ROOT"/} is not the text of mk/cover-letter-$name.in as generated (b4 changed it)"
 	# build/linux's base is Debian's linux-source tarball as one commit:
 	# its id is nowhere upstream, so b4's base-commit: line would mislead.
 	sed -i '/^base-commit: /d' "${cover[0]}"
