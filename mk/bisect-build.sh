@@ -21,13 +21,29 @@
 # drivers/xen/events/ and every other C file the series changes (series
 # (c)'s evtchn.c, gntdev.c, gntalloc.c: as single objects) are also
 # rebuilt with W=1 and sparse (C=2) at base and at each commit: a warning
-# in them that base does not have fails the commit.  The rest of the tree is built without W=1 (its own
+# in them that base does not have fails the commit, and so does a build
+# where kbuild skips sparse.  The sparse is mk/sparse.sh's (sid's source
+# package built here: Debian 12's 0.6.4 cannot parse 7.3's
+# __typeof_unqual__).  The rest of the tree is built without W=1 (its own
 # warnings are not the series'). Logs: build/logs/bisect-*.log.
 set -euo pipefail
 # shellcheck source=mk/lib.sh
 . "$(dirname "$0")/lib.sh"
 require_tree
 setup_ccache
+SPARSE=$("$(dirname "$0")/sparse.sh")
+SPARSE_VER=$(basename "$(dirname "$SPARSE")")
+# sparse_ran LOG: kbuild goes on without sparse when its probe fails
+# ("sparse is not available or not up to date"): that fails here, and so
+# does a C file of events_warnings' that kbuild did not CHECK (C=2 checks
+# every one, built again or not).
+sparse_ran() {
+	local f
+	! grep -q 'sparse is not available' "$1" || die "kbuild skipped sparse ($SPARSE) in $1"
+	for f in drivers/xen/events/events_2l.c "${OTHER_OBJS[@]/%.o/.c}"; do
+		grep -qE "^  CHECK +$f\$" "$1" || die "sparse did not check $f; see $1"
+	done
+}
 
 ALL_VARIANTS=$BISECT_ALL_VARIANTS
 read -ra ARCHES <<<"${BISECT_VARIANTS:-$ALL_VARIANTS}"
@@ -135,7 +151,7 @@ done
 # drivers/xen/events/ and OTHER_OBJS, without line numbers, sorted (also
 # appended to LOG).
 events_warnings() {
-	vmake "$3" "$1" "$2" -j"$jobs" W=1 C=2 drivers/xen/events/ "${OTHER_OBJS[@]}" >>"$4" 2>&1 </dev/null
+	vmake "$3" "$1" "$2" -j"$jobs" W=1 C=2 CHECK="$SPARSE" drivers/xen/events/ "${OTHER_OBJS[@]}" >>"$4" 2>&1 </dev/null
 	# gcc names the file relative to the source tree, sparse with its
 	# absolute path: keep "drivers/xen/FILE: message".
 	{ grep -E "(^|/)($WFILES):[0-9]+(:[0-9]+)?: (warning|error):" "$4" || true; } |
@@ -173,7 +189,8 @@ for v in "${ARCHES[@]}"; do
 	fi
 	MODPOST[$v]=$(modpost_warnings "$log")
 	BASELINE[$v]=$(events_warnings "$wt" "$BUILD/kbuild-bisect-$v" "$v" "$log")
-	say "base, $v: $(grep -c . <<<"${BASELINE[$v]}" || true) W=1/sparse warning(s) in drivers/xen/events/${OTHER_OBJS[*]:+ and ${OTHER_OBJS[*]}}"
+	sparse_ran "$log"
+	say "base, $v: $(grep -c . <<<"${BASELINE[$v]}" || true) W=1/$SPARSE_VER warning(s) in drivers/xen/events/${OTHER_OBJS[*]:+ and ${OTHER_OBJS[*]}}"
 done
 
 failed=0
@@ -188,6 +205,7 @@ for i in "${!commits[@]}"; do
 			new=$(comm -13 <(echo "${MODPOST[$v]}") <(modpost_warnings "$log"))
 			new+=$(comm -13 <(echo "${BASELINE[$v]}") \
 				<(events_warnings "$wt" "$o" "$v" "$log"))
+			sparse_ran "$log"
 			if [[ -n $new ]]; then
 				failed=$((failed + 1))
 				printf '%s:       %-8s NEW WARNINGS  (log: %s)\n' "$PROG" "$v" "$log"
