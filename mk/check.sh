@@ -91,7 +91,12 @@ run_counted() {
 	fi
 	passed=$((passed + p)) failed=$((failed + f))
 	results+=("$(printf '%-12s %4d passed, %d failed  (%s)' "$label" "$p" "$f" "$out")")
+	# The first failure lines, repeated after the summary: CI shows only
+	# the end of the output.
+	((f == 0)) || mapfile -t -O "${#why[@]}" why < <(grep -m 3 -E ': FAILED|^FAIL|  FAIL ' "$out" |
+		cut -c1-300 | sed "s|^|$label: |")
 }
+why=()
 
 # Then make series as a sender who is not the commits' author would run
 # it (a test identity; figures left out): checkpatch --strict, kernel-doc
@@ -288,5 +293,9 @@ fi
 
 say "summary:"
 printf '  %s\n' "${results[@]}"
+if ((${#why[@]})); then
+	say "the first failures of each failing step:"
+	printf '  %s\n' "${why[@]}"
+fi
 echo "check: $passed passed, $failed failed$( ((skipped == 0)) || echo ", $skipped skipped")"
 ((failed == 0 && passed > 0))
