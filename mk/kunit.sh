@@ -6,7 +6,8 @@
 # between runs).  On x86_64 that kernel is also the live-Xen test kernel
 # of mk/xen-test.sh (lab/xen/xen-test.config).  KUNIT_KCONFIG_ADD="CONFIG_A=y CONFIG_B=y" adds options
 # (e.g. sanitizers); KUNIT_BUILD_DIR names another build directory;
-# KUNIT_FILTER="xen_evtchn_2l.evtchn_2l_test_high_words" runs only the cases it names.  The
+# KUNIT_FILTER="xen_evtchn_2l.handle_events_timer_first" runs only the cases it names;
+# KUNIT_CPUS=N gives QEMU N CPUs (kunit.py's --qemu_args -smp N).  The
 # output is also written to build/logs/<build dir name>.log, the results as
 # kunit.py's JSON to build/logs/<build dir name>.json.
 set -euo pipefail
@@ -80,6 +81,10 @@ read -ra extra <<<"${KUNIT_KCONFIG_ADD:-}"
 for opt in "${extra[@]}"; do
 	args+=(--kconfig_add "$opt")
 done
+if [[ -n ${KUNIT_CPUS:-} ]]; then
+	[[ $KUNIT_CPUS =~ ^[1-9][0-9]*$ ]] || die "KUNIT_CPUS: a number of CPUs, not '$KUNIT_CPUS'"
+	args+=(--qemu_args "-smp $KUNIT_CPUS")
+fi
 
 # kunit.py (since 6.17) asks QEMU for "-accel kvm -accel hvf -accel tcg".
 # On these machines /dev/kvm exists but a guest under it stalls while the
