@@ -41,7 +41,7 @@ sparse_ran() {
 	local f
 	! grep -q 'sparse is not available' "$1" || die "kbuild skipped sparse ($SPARSE) in $1"
 	for f in drivers/xen/events/events_2l.c "${OTHER_OBJS[@]/%.o/.c}"; do
-		grep -qE "^  CHECK +$f\$" "$1" || die "sparse did not check $f; see $1"
+		grep -qE "^  CHECK +(/.*/)?$f\$" "$1" || die "sparse did not check $f; see $1"
 	done
 }
 
@@ -151,7 +151,12 @@ done
 # drivers/xen/events/ and OTHER_OBJS, without line numbers, sorted (also
 # appended to LOG).
 events_warnings() {
-	vmake "$3" "$1" "$2" -j"$jobs" W=1 C=2 CHECK="$SPARSE" drivers/xen/events/ "${OTHER_OBJS[@]}" >>"$4" 2>&1 </dev/null
+	# KCFLAGS=-Wno-error: a W=1 warning stays a warning under
+	# CONFIG_WERROR, so the file is compiled and then checked by sparse
+	# (kbuild checks a file after compiling it; 6.1's events_2l.c has a
+	# W=1 warning of its own).
+	vmake "$3" "$1" "$2" -j"$jobs" W=1 C=2 CHECK="$SPARSE" KCFLAGS=-Wno-error \
+		drivers/xen/events/ "${OTHER_OBJS[@]}" >>"$4" 2>&1 </dev/null
 	# gcc names the file relative to the source tree, sparse with its
 	# absolute path: keep "drivers/xen/FILE: message".
 	{ grep -E "(^|/)($WFILES):[0-9]+(:[0-9]+)?: (warning|error):" "$4" || true; } |
