@@ -45,11 +45,12 @@ make -C "$dir" -j"$(nproc)" sparse >>"$log" 2>&1 || die "sparse $ver did not bui
 out=$BUILD/tools/sparse-$ver
 mkdir -p "$out"
 install -m 755 "$dir/sparse" "$out/sparse.tmp"
-# The kernel's probe (scripts/checker-valid.sh): no "error" in the output.
-printf '%s\n' 'static inline int u(const int *q)' '{' '	__typeof_unqual__(*q) v = *q;' '	return v;' '}' >"$src/probe.c"
-if "$out/sparse.tmp" "$src/probe.c" 2>&1 | tee -a "$log" | grep -q error; then
+[[ -x $LINUX/scripts/checker-valid.sh ]] || die "${LINUX#"$ROOT"/}/scripts/checker-valid.sh missing (make tree)"
+# The kernel's own probe: scripts/checker-valid.sh prints 1 for a sparse
+# kbuild will run.
+if [[ $("$LINUX/scripts/checker-valid.sh" "$out/sparse.tmp" 2>>"$log") != 1 ]]; then
 	rm -f "$out/sparse.tmp"
-	die "sparse $ver cannot parse __typeof_unqual__ (see $log)"
+	die "sparse $ver fails ${LINUX#"$ROOT"/}/scripts/checker-valid.sh (see $log)"
 fi
 mv "$out/sparse.tmp" "$out/sparse"
 rm -rf "$src"
