@@ -35,7 +35,8 @@
 # short by the peer's time budget (its line says so), dom0's diagnostics
 # with xenctx's "Call Trace:" (not a splat; what set them off is said);
 # a Xen line with "WARNING" must not count as a kernel splat; the Arm log judged as x86 must fail
-# its timer_first skip (allowed on Arm only); bad input gets one line and
+# its timer_first skip (allowed on Arm only); dom0 booted with the
+# built-in suite must show it skipped on Xen; bad input gets one line and
 # exit 2.  Then xtrace-stalls' own test (lab/xen-evtchn/tests/
 # xtrace-stalls-test.sh, one result).  Ends with "test-verdict: N passed, M failed"; exits 1
 # if a check failed.
@@ -227,6 +228,19 @@ mutate module-load 's/^xen-test: stage live-kunit end rc=0/xen-test: stage live-
 	{ judge module-load; expect module-load 1 "9 passed, 1 failed" "dom0 KUnit"; }
 mutate module-hung '/^xen-test: stage domU-live-kunit end rc=0/d' x86-module-serial.log &&
 	{ judge module-hung; expect module-hung 1 "9 passed, 1 failed" "domU KUnit"; }
+
+# dom0 booted with the built-in suite in its filter: its KTAP at boot must
+# skip every case on Xen (it passes, saying so); a case that ran, or no
+# KTAP of the suite at all, fails dom0's KUnit stage.
+glob='1,/^Kernel command line:/s/kunit\.filter_glob=xen_evtchn_2l_live /kunit.filter_glob=xen_evtchn_2l* /'
+skip='# SKIP on Xen: other CPUs would scan the fake state'
+builtin="$glob; /^xen-test: dom0 init started/i KTAP version 1\n1..1\n    KTAP version 1\n    # Subtest: xen_evtchn_2l\n    # module: events_2l\n    1..2\n    ok 1 handle_events_resumes_at_cursor $skip\n    ok 2 handle_events_timer_first $skip\nok 1 xen_evtchn_2l # SKIP"
+mutate builtin "$builtin" x86-module-serial.log &&
+	{ judge builtin; expect builtin 0 "10 passed, 0 failed"; says builtin "built-in xen_evtchn_2l: 2 skipped on Xen"; }
+mutate builtin-ran "${builtin/"ok 2 handle_events_timer_first $skip"/ok 2 handle_events_timer_first}" x86-module-serial.log &&
+	{ judge builtin-ran; expect builtin-ran 1 "9 passed, 1 failed" "dom0 KUnit"; }
+mutate builtin-none "$glob" x86-module-serial.log &&
+	{ judge builtin-none; expect builtin-none 1 "9 passed, 1 failed" "dom0 KUnit"; }
 
 # A PVH guest (make xen-test DOMU=pvh): tests/x86-pvh-serial.log, a
 # passing run (7.3.4 with the series, Xen 4.17.7, with guest faults, the
