@@ -13,25 +13,33 @@ MAKEFLAGS += --no-print-directory
 
 ARCH ?= x86_64
 
-# The goals' variables, checked before any goal starts (mk/args.sh): a bad
-# value stops make here with one line, before packages, trees or kernels.
-ARGS_ERROR := $(shell ARCH='$(ARCH)' KCONFIG='$(KCONFIG)' LSMOD='$(LSMOD)' DEB='$(DEB)' IMAGE='$(IMAGE)' \
-	KUNIT_CONFIGS='$(KUNIT_CONFIGS)' XEN_TEST_ARCHS='$(XEN_TEST_ARCHS)' \
-	BISECT_VARIANTS='$(BISECT_VARIANTS)' BASE='$(BASE)' SIGNOFF='$(SIGNOFF)' AUTHOR='$(AUTHOR)' \
-	DIR='$(DIR)' XEN_RUNS='$(XEN_RUNS)' XEN_TEST='$(XEN_TEST)' \
-	XEN_TEST_TIMEOUT='$(XEN_TEST_TIMEOUT)' XEN_TEST_EVENTS='$(XEN_TEST_EVENTS)' \
-	XEN_TEST_LOAD='$(XEN_TEST_LOAD)' XEN_TEST_LOAD_NICE='$(XEN_TEST_LOAD_NICE)' \
-	XEN_TEST_TCG='$(XEN_TEST_TCG)' XEN_TEST_QEMU='$(XEN_TEST_QEMU)' XEN_TEST_FAULT='$(XEN_TEST_FAULT)' \
-	XEN_TEST_GUEST_FAULTS='$(XEN_TEST_GUEST_FAULTS)' XEN_TEST_TRACE='$(XEN_TEST_TRACE)' \
-	XEN_TEST_SAVE='$(XEN_TEST_SAVE)' XEN_TEST_WIDTH='$(XEN_TEST_WIDTH)' XEN_TEST_RESTORE='$(XEN_TEST_RESTORE)' \
-	XEN_TEST_WIDTH_RUNS='$(XEN_TEST_WIDTH_RUNS)' XEN_TEST_PORTS='$(XEN_TEST_PORTS)' DOMU='$(DOMU)' XEN='$(XEN)' XEN_HV='$(XEN_HV)' CI_HOG='$(CI_HOG)' CI_CCACHE='$(CI_CCACHE)' CI_FULL='$(CI_FULL)' mk/args.sh $(MAKECMDGOALS) 2>&1)
+# Every goal must be a target make help lists ('## TARGET:' below): an
+# unknown one stops make before any goal starts.
+MAKEFILE := $(firstword $(MAKEFILE_LIST))
+GOALS := $(shell sed -n 's/^## \([^:]*\): .*/\1/p' $(MAKEFILE))
+ifneq ($(filter-out $(GOALS),$(MAKECMDGOALS)),)
+$(error unknown target(s): $(filter-out $(GOALS),$(MAKECMDGOALS)) (make help lists them))
+endif
+
+# The variables ('#= VARIABLE:' and '#- VARIABLE:' below), checked before any goal starts
+# (mk/args.sh): a bad value, or a word but 0 or 1 for a flag, stops make
+# here with one line, before packages, trees or kernels.  make 4.3's
+# $(shell) does not see command-line variables in its environment, so
+# each value is quoted as Kbuild quotes (escsq): an apostrophe is kept
+# and nothing in a value runs.  Recipes get them from the environment.
+squote := '
+escsq = $(subst $(squote),'\$(squote)',$1)
+KNOBS := $(shell sed -n 's/^#[=-] \([A-Z0-9_]*\): .*/\1/p' $(MAKEFILE))
+FLAGS := $(shell sed -n 's/^#[=-] \([A-Z0-9_]*\): \(0\|1\|0 or 1\): .*/\1/p' $(MAKEFILE))
+ARGS_ERROR := $(shell $(foreach v,ARCH $(KNOBS),$(v)='$(call escsq,$($(v)))') \
+	FLAGS='$(FLAGS)' mk/args.sh $(MAKECMDGOALS) 2>&1)
 ifneq ($(ARGS_ERROR),)
 $(error $(ARGS_ERROR))
 endif
 
 # '## TARGET: what it does' above each target is what make help prints
 # (mk/check.sh checks that every target has one).
-.PHONY: help all deps tree refresh kunit replay-check check series export bisect-build clean \
+.PHONY: help lab-help all deps tree refresh kunit replay-check check series export bisect-build clean \
 	bench fairness xen-test xen-runs fuzz fuzz-long prove deb vee-lab vee-report objsize live-order ci-cold
 
 # Default: the patched, dom0-capable x86_64 kernel in build/out/
@@ -209,75 +217,83 @@ vee-report: deps
 	@mk/vee-lab.sh --report
 
 # '#= VARIABLE: what it does' lines are the variables make help lists, one
-# line each (mk/check.sh checks that the scripts read each of them).
+# line each, at most 12 (a user's: the base, the kernel, the mail, the
+# live test's kernel); '#- VARIABLE:' lines are make check's and the lab's,
+# which make lab-help lists.  mk/check.sh checks that the scripts read
+# each of them.
 #= BASE: 7.3 (default), 6.12 or 6.1: the base every target works on
 #= ARCH: x86_64 (default), arm64 or arm (make kunit: also i386): the architecture of make, make deb, make kunit and make xen-test
 #= KCONFIG: a .config (or .config.xz) of ARCH for make and make deb instead of the defconfig + Xen (e.g. a Debian kernel's /boot/config-*)
 #= LSMOD: lsmod's output (or a module name a line) for make and make deb: only those modules built, the =y options kept but for those needing a dropped module (the kernel's localmodconfig; lab/xen/dom0.lsmod: what make xen-test DEB= loads)
 #= LOCALVERSION: make deb's release suffix (default -evtchn-rr)
-#= KUNIT_CONFIGS: make check's KUnit configurations (x86_64 arm64 arm i386 x86_64-rt i386-rt x86_64-san arm-san, or none)
+#- KUNIT_CONFIGS: make check's KUnit configurations (x86_64 arm64 arm i386 x86_64-rt i386-rt x86_64-san arm-san, or none)
 #= KUNIT_FILTER: make kunit's suite[.case] globs (kunit.py's filter_glob)
-#= KUNIT_KCONFIG_ADD: more options for make kunit's kernel, and for each test kernel make xen-test builds ("CONFIG_A=y CONFIG_B=y"; a kernel built with others is rebuilt)
-#= KUNIT_BUILD_DIR: another build directory for make kunit (under build/)
+#- KUNIT_KCONFIG_ADD: more options for make kunit's kernel, and for each test kernel make xen-test builds ("CONFIG_A=y CONFIG_B=y"; a kernel built with others is rebuilt)
+#- KUNIT_BUILD_DIR: another build directory for make kunit (under build/)
 #= SIGNOFF: make series' and make export's sender, "Name <mail>" (default: git's user.name and user.email)
 #= AUTHOR: make series' and make export's author of every patch, "Name <mail>" (default: the sender)
-#= DIR: make export's directory (default build/export, build/V/export for BASE=V)
+#- DIR: make export's directory (default build/export, build/V/export for BASE=V)
 #= REVISION: make series' version, n > 1 for "[PATCH vn ...]"
-#= COVER_FIGURES: 0: make series leaves bloat-o-meter (make objsize) out of the cover letters
-#= KUNIT_XEN_TEST: 0: make kunit's x86_64 kernel without lab/xen/xen-test.config (as the sanitizer build)
-#= KUNIT_ACCEL: tcg (default) or any: QEMU's accelerators for make kunit (any: kunit.py's choice)
-#= SERIES_TEST: 0: make check leaves make series out
-#= EXPORT_TEST: 0: make check leaves make export out
-#= FORCE: 1: make clean removes all of build/, a kernel tree with unsaved work too
-#= BISECT: 0: make check leaves make bisect-build out
-#= BISECT_VARIANTS: make bisect-build's builds (default x86_64 i386 arm x86_64-m x86_64-clang)
-#= FUZZ: 0: make check leaves the fuzzers out
-#= FUZZ_SECS: seconds each fuzzer runs (default 60)
-#= FUZZ_MERGE: 1: make fuzz merges what it found into the corpora
-#= FUZZ_PASSES: make fuzz-long's passes (default 10000000)
-#= VEE_TEST: 0: make check leaves the 7-guest lab's self-test out
-#= ORDER_TEST: 0: make check leaves make live-order's reduction self-test out
-#= VERDICT_TEST: 0: make check leaves the xen-test verdict's self-test out
-#= PROVE: 0: make check leaves make prove out
-#= XEN_TEST: 0: make check leaves the live tests on Xen out
-#= XEN_TEST_ARCHS: make check's live runs, each ARCH[:XEN[:DOMU]] (default x86_64 x86_64:4.20 arm, and arm64:4.17:arm32 x86_64:4.17:pvh32 on 7.3)
-#= XEN_RUNS: make xen-runs' runs (default 10)
-#= XEN_TEST_NO_BUILD: 1: make xen-test boots the KUnit kernel as it is, never rebuilt
-#= XEN_TEST_TIMEOUT: make xen-test's limit for QEMU, seconds (600, 1500 on Arm)
-#= XEN_TEST_EVENTS: events exchanged between dom0 and the guest (10000, 2000 on Arm)
-#= XEN_TEST_WIDTH: 0 or 1: the width bug stage (default 1 for ARCH=arm only)
-#= XEN_TEST_WIDTH_RUNS: runs of the width bug stage (default 1)
-#= XEN_TEST_RESTORE: 0 or 1: the restore stage, series (c) live (default 1 for ARCH=x86_64 with the PV guest, without DEB= or IMAGE=)
+#- COVER_FIGURES: 0: make series leaves bloat-o-meter (make objsize) out of the cover letters
+#- KUNIT_XEN_TEST: 0: make kunit's x86_64 kernel without lab/xen/xen-test.config (as the sanitizer build)
+#- KUNIT_ACCEL: tcg (default) or any: QEMU's accelerators for make kunit (any: kunit.py's choice)
+#- SERIES_TEST: 0: make check leaves make series out
+#- EXPORT_TEST: 0: make check leaves make export out
+#- FORCE: 1: make clean removes all of build/, a kernel tree with unsaved work too
+#- BISECT: 0: make check leaves make bisect-build out
+#- BISECT_VARIANTS: make bisect-build's builds (default x86_64 i386 arm x86_64-m x86_64-clang)
+#- FUZZ: 0: make check leaves the fuzzers out
+#- FUZZ_SECS: seconds each fuzzer runs (default 60)
+#- FUZZ_MERGE: 1: make fuzz merges what it found into the corpora
+#- FUZZ_PASSES: make fuzz-long's passes (default 10000000)
+#- VEE_TEST: 0: make check leaves the 7-guest lab's self-test out
+#- ORDER_TEST: 0: make check leaves make live-order's reduction self-test out
+#- VERDICT_TEST: 0: make check leaves the xen-test verdict's self-test out
+#- PROVE: 0: make check leaves make prove out
+#- XEN_TEST: 0: make check leaves the live tests on Xen out
+#- XEN_TEST_ARCHS: make check's live runs, each ARCH[:XEN[:DOMU]] (default x86_64 x86_64:4.20 arm, and arm64:4.17:arm32 x86_64:4.17:pvh32 on 7.3)
+#- XEN_RUNS: make xen-runs' runs (default 10)
+#- XEN_TEST_NO_BUILD: 1: make xen-test boots the KUnit kernel as it is, never rebuilt
+#- XEN_TEST_TIMEOUT: make xen-test's limit for QEMU, seconds (600, 1500 on Arm)
+#- XEN_TEST_EVENTS: events exchanged between dom0 and the guest (10000, 2000 on Arm)
+#- XEN_TEST_WIDTH: 0 or 1: the width bug stage (default 1 for ARCH=arm only)
+#- XEN_TEST_WIDTH_RUNS: runs of the width bug stage (default 1)
+#- XEN_TEST_RESTORE: 0 or 1: the restore stage, series (c) live (default 1 for ARCH=x86_64 with the PV guest, without DEB= or IMAGE=)
 #= XEN: make xen-test's Xen, 4.17 (Debian 12's, the default) or 4.20 (Debian 13's; x86_64 and arm64)
-#= DOMU: make xen-test's guest: on x86_64 pv (default), pvh (the HVM upcall path) or pvh32 (32-bit PVH, the i386 kernel); on arm64 arm32 (the arm kernel, 32-bit)
-#= XEN_TEST_PORTS: ports of dom0's evtchn-stress loop, max (every free one, the default) or an even number
-#= XEN_TEST_LOAD: busy processes per host core beside QEMU in make xen-test (default 0)
-#= XEN_TEST_LOAD_NICE: their nice value (default 0)
-#= CI_HOG: busy processes per host core beside make ci-cold's .ci/run (default 0)
-#= CI_WRITE_ONLY: 1: make ci-cold only writes its docs file from the last run's clone
-#= CI_FULL: 1: make ci-cold's .ci/run runs the full make check (its cold time)
-#= CI_CCACHE: keep: make ci-cold keeps the last run's ccache (default empty)
-#= XEN_TEST_TCG: QEMU's TCG, multi (a thread per vCPU, the default) or single (the default with DOMU=pvh32)
-#= XEN_HV: make xen-test's hypervisor, debian (Debian's binary; the default but with DOMU=pvh32 on 4.17) or tcg-debug (Xen 4.17 from Debian's source with lab/xen/hv's patches, x86_64: says what QEMU's TCG breaks under PVH guests)
-#= XEN_TEST_QEMU: make xen-test's QEMU, host (Debian 12's 7.2) or backports (bookworm-backports', unpacked in build/qemu-backports; the default with ARCH=arm64 DOMU=arm32)
-#= XEN_TEST_FAULT: late, stall or lost: the guest answers its event 100 late or never (test only)
-#= XEN_TEST_GUEST_FAULTS: 0: no pause, save and restore, and vCPU unplug of the guest during the exchange (default 1)
-#= XEN_TEST_SAVE: 0 or 1: the guest saved and restored among the guest faults (default 1 on x86 with the test kernel)
-#= XEN_TEST_TRACE: 1: Xen's trace of the exchange, where its slow round trips went (x86)
+#- DOMU: make xen-test's guest: on x86_64 pv (default), pvh (the HVM upcall path) or pvh32 (32-bit PVH, the i386 kernel); on arm64 arm32 (the arm kernel, 32-bit)
+#- XEN_TEST_PORTS: ports of dom0's evtchn-stress loop, max (every free one, the default) or an even number
+#- XEN_TEST_LOAD: busy processes per host core beside QEMU in make xen-test (default 0)
+#- XEN_TEST_LOAD_NICE: their nice value (default 0)
+#- CI_HOG: busy processes per host core beside make ci-cold's .ci/run (default 0)
+#- CI_WRITE_ONLY: 1: make ci-cold only writes its docs file from the last run's clone
+#- CI_FULL: 1: make ci-cold's .ci/run runs the full make check (its cold time)
+#- CI_CCACHE: keep: make ci-cold keeps the last run's ccache (default empty)
+#- XEN_TEST_TCG: QEMU's TCG, multi (a thread per vCPU, the default) or single (the default with DOMU=pvh32)
+#- XEN_HV: make xen-test's hypervisor, debian (Debian's binary; the default but with DOMU=pvh32 on 4.17) or tcg-debug (Xen 4.17 from Debian's source with lab/xen/hv's patches, x86_64: says what QEMU's TCG breaks under PVH guests)
+#- XEN_TEST_QEMU: make xen-test's QEMU, host (Debian 12's 7.2) or backports (bookworm-backports', unpacked in build/qemu-backports; the default with ARCH=arm64 DOMU=arm32)
+#- XEN_TEST_FAULT: late, stall or lost: the guest answers its event 100 late or never (test only)
+#- XEN_TEST_GUEST_FAULTS: 0: no pause, save and restore, and vCPU unplug of the guest during the exchange (default 1)
+#- XEN_TEST_SAVE: 0 or 1: the guest saved and restored among the guest faults (default 1 on x86 with the test kernel)
+#- XEN_TEST_TRACE: 1: Xen's trace of the exchange, where its slow round trips went (x86)
 #= DEB: make xen-test boots this linux-image-*.deb instead of the KUnit kernel
 #= IMAGE: make xen-test boots this kernel image (e.g. build/out/bzImage) instead
-#= IMAGE_CONFIG: IMAGE's configuration (default: the config beside it)
-#= KERNELS: make vee-lab's kernels (default "lowest base series")
-#= VARIANTS: make vee-lab's variants (default "bulk unmoderated noisy")
-#= RUNS: make vee-lab's runs a boot (default 3)
-#= SECS: make vee-lab's seconds a run (default 180)
-#= VEE_TRACE: make vee-lab traces S seconds of dom0's order of service (default 0)
-#= SCENARIOS: make live-order's scenarios (default "flood burst")
-#= ORDER_SECS: make live-order's seconds a scenario (default 2)
+#- IMAGE_CONFIG: IMAGE's configuration (default: the config beside it)
+#- KERNELS: make vee-lab's kernels (default "lowest base series")
+#- VARIANTS: make vee-lab's variants (default "bulk unmoderated noisy")
+#- RUNS: make vee-lab's runs a boot (default 3)
+#- SECS: make vee-lab's seconds a run (default 180)
+#- VEE_TRACE: make vee-lab traces S seconds of dom0's order of service (default 0)
+#- SCENARIOS: make live-order's scenarios (default "flood burst")
+#- ORDER_SECS: make live-order's seconds a scenario (default 2)
 
 ## help: this list
 help:
 	@echo 'Targets (BASE=7.3, the default, or BASE=6.12|6.1 for a backport):'
-	@sed -n 's/^## \([^:]*\): /  \1\t/p' $(firstword $(MAKEFILE_LIST)) | expand -t 16
-	@echo 'Variables (docs/ and lab/ say more):'
-	@sed -n 's/^#= \([^:]*\): /  \1\t/p' $(firstword $(MAKEFILE_LIST)) | expand -t 22
+	@sed -n 's/^## \([^:]*\): /  \1\t/p' $(MAKEFILE) | expand -t 16
+	@echo 'Variables (make lab-help: the ones of make check and the lab):'
+	@sed -n 's/^#= \([^:]*\): /  \1\t/p' $(MAKEFILE) | expand -t 22
+
+## lab-help: the variables of make check, the live tests and the lab
+lab-help:
+	@echo 'Variables of make check, the live tests and the lab (docs/testing.md, docs/live-xen.md):'
+	@sed -n 's/^#- \([^:]*\): /  \1\t/p' $(MAKEFILE) | expand -t 22

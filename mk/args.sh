@@ -26,6 +26,19 @@ each() {
 	done
 }
 
+# Flags (FLAGS, from the Makefile's "#= NAME: 0: ...", "1: ..." and
+# "0 or 1: ..." lines): 0 or 1, or unset; any other word is refused, so
+# that PROVE=no or FORCE=yes cannot mean the opposite.
+for v in ${FLAGS:-}; do
+	[[ -z ${!v:-} || ${!v} == [01] ]] || bad "$v=${!v}: 0 or 1"
+done
+# Numbers and lists that scripts read only after a download or a tree.
+for v in FUZZ_SECS FUZZ_PASSES XEN_TEST_WIDTH_RUNS XEN_TEST_LOAD; do
+	[[ -z ${!v:-} || ${!v} =~ ^[0-9]+$ ]] || bad "$v=${!v}: a number"
+done
+[[ -z ${REVISION:-} || $REVISION =~ ^[1-9][0-9]*$ ]] ||
+	bad "REVISION=$REVISION: a version number (1, 2, ...)"
+
 arch=${ARCH:-x86_64}
 (($#)) || set -- all
 for goal in "$@"; do
