@@ -47,7 +47,7 @@ for goal in "$@"; do
 		name='make'
 		[[ $goal == all ]] || name="make $goal"
 		kernel_image "$arch" >/dev/null ||
-			bad "ARCH=$arch: $name builds x86_64, arm or arm64 kernels"
+			bad "ARCH=$arch: $name builds $(arches_with make) kernels"
 		[[ -z ${KCONFIG:-} || -f ${KCONFIG:-} ]] || bad "KCONFIG=$KCONFIG: no such file"
 		[[ -z ${LSMOD:-} || -f ${LSMOD:-} ]] || bad "LSMOD=$LSMOD: no such file (lsmod's output, or a module name a line)"
 		if [[ -n ${LSMOD:-} ]]; then

@@ -22,7 +22,7 @@ LINUX=$PRODUCT
 say "source: ${PRODUCT#"$ROOT"/} at $(git -C "$PRODUCT" log -1 --format='%h %s') (the mailed series, without the lab's patches)"
 
 ARCH=${ARCH:-x86_64}
-debarch=$(deb_arch "$ARCH") || die "ARCH=$ARCH: make deb builds x86_64, arm or arm64 packages"
+debarch=$(deb_arch "$ARCH") || die "ARCH=$ARCH: make deb builds $(arches_with make) packages"
 O=$BUILD/kbuild-$ARCH
 OUT=$BUILD/out
 [[ $ARCH == x86_64 ]] || OUT=$BUILD/out/$ARCH

@@ -24,7 +24,7 @@ LINUX=$PRODUCT
 say "source: ${PRODUCT#"$ROOT"/} at $(git -C "$PRODUCT" log -1 --format='%h %s') (the mailed series, without the lab's patches)"
 
 ARCH=${ARCH:-x86_64}
-IMAGE=$(kernel_image "$ARCH") || die "ARCH=$ARCH: make builds x86_64, arm or arm64 kernels"
+IMAGE=$(kernel_image "$ARCH") || die "ARCH=$ARCH: make builds $(arches_with make) kernels"
 O=$BUILD/kbuild-$ARCH
 OUT=$BUILD/out
 [[ $ARCH == x86_64 ]] || OUT=$BUILD/out/$ARCH

@@ -93,7 +93,7 @@ fi
 # (KUNIT_ACCEL=any leaves kunit.py's choice).
 if [[ ${KUNIT_ACCEL:-tcg} == tcg ]]; then
 	wrap=$ROOT/build/bin
-	qemu=qemu-system-$(case $arch in arm64) echo aarch64 ;; *) echo "$arch" ;; esac)
+	qemu=$(arch_field "$arch" qemu)
 	real=$(command -v "$qemu") || die "$qemu not found (install qemu-system-x86 / qemu-system-arm)"
 	mkdir -p "$wrap"
 	cat >"$wrap/$qemu.tmp" <<-EOF

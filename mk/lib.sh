@@ -10,6 +10,27 @@
 PROG=$(basename "$0" .sh)
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
+# arch_field ARCH FIELD: FIELD (kunit, make, xen, cross, image, debian,
+# qemu, triplet or config) of ARCH's line in mk/arches, empty for "-";
+# non-zero for an ARCH the table does not have.
+arch_field() {
+	awk -v a="$1" -v f="$2" '
+		BEGIN { split("kunit make xen cross image debian qemu triplet", n, " ")
+			for (i in n) col[n[i]] = i + 1 }
+		/^#/ || $1 != a { next }
+		{ found = 1
+		  if (f == "config") { v = $0; for (k = 1; k <= 9; k++) sub(/^[^ \t]+[ \t]+/, "", v) }
+		  else v = $col[f]
+		  print v == "-" ? "" : v }
+		END { exit !found }' "$ROOT/mk/arches"
+}
+
+# arches_with FIELD: the architectures whose FIELD (kunit, make, xen) is yes.
+arches_with() {
+	awk -v f="$1" 'BEGIN { split("kunit make xen", n, " "); for (i in n) c[n[i]] = i + 1 }
+		!/^#/ && $c[f] == "yes" { printf "%s%s", s, $1; s = " " } END { print "" }' "$ROOT/mk/arches"
+}
+
 # The base the series is applied to: BASE=7.3 (the default, the series as
 # submitted) or a backport base V (6.12, 6.1).  7.3 is pinned by BASE at the
 # repo root and builds in build/; another base V is pinned by
@@ -22,9 +43,9 @@ MAIN_BASE=7.3
 # make kunit's ARCH, make check's KUNIT_CONFIGS (mk/check.sh), make
 # xen-test's ARCH and make check's XEN_TEST_ARCHS, make bisect-build's
 # BISECT_VARIANTS (mk/bisect-build.sh).
-KUNIT_ARCHES="x86_64 arm64 arm i386"
+KUNIT_ARCHES=$(arches_with kunit)
 KUNIT_ALL_CONFIGS="x86_64 arm64 arm i386 x86_64-rt i386-rt x86_64-san arm-san"
-XEN_TEST_ALL_ARCHES="x86_64 arm arm64"
+XEN_TEST_ALL_ARCHES=$(arches_with xen)
 # make check's live runs (XEN_TEST_ARCHS, live_run): x86_64 on Debian 12's
 # Xen 4.17 and on Debian 13's 4.20, 32-bit Arm on 4.17 (Debian 13 has no
 # Xen for armhf), and on the 7.3 base (below) the 32-bit Arm guest of
@@ -166,12 +187,7 @@ count_compiled() {
 
 # cross_prefix ARCH: the CROSS_COMPILE prefix for a supported kernel ARCH.
 cross_prefix() {
-	case $1 in
-	x86_64 | i386) echo "" ;;
-	arm64) echo aarch64-linux-gnu- ;;
-	arm) echo arm-linux-gnueabihf- ;;
-	*) die "unsupported ARCH '$1' (use x86_64, i386, arm64 or arm)" ;;
-	esac
+	arch_field "$1" cross || die "unsupported ARCH '$1' (mk/arches: $(arches_with kunit))"
 }
 
 # linux_worktree DIR REV: DIR as a git worktree of build/linux, detached
@@ -204,37 +220,23 @@ kmake() {
 # (what make builds; bindeb-pkg packs make image_name's, Image.gz on
 # arm64); non-zero for an ARCH make does not build.
 kernel_image() {
-	case $1 in
-	x86_64) echo arch/x86/boot/bzImage ;;
-	arm) echo arch/arm/boot/zImage ;;
-	arm64) echo arch/arm64/boot/Image ;;
-	*) return 1 ;;
-	esac
+	[[ $(arch_field "$1" make) == yes ]] && arch_field "$1" image
 }
 
 # deb_arch ARCH: Debian's name of the kernel's ARCH (x86_64: amd64, arm:
-# armhf, arm64: arm64); non-zero for another.
+# armhf); non-zero for one make does not build.
 deb_arch() {
-	case $1 in
-	x86_64) echo amd64 ;;
-	arm) echo armhf ;;
-	arm64) echo arm64 ;;
-	*) return 1 ;;
-	esac
+	[[ $(arch_field "$1" make) == yes ]] && arch_field "$1" debian
 }
 
 # kbuild_std ARCH: the standard configuration for ARCH, as make's targets
 # (kbuild_config's arguments to make) followed, after a "+", by the
 # options set on top: x86_64 "defconfig xen.config", arm
 # "multi_v7_defconfig + XEN", arm64 "defconfig + XEN" (which arm64's
-# defconfig has already).  Fails for any other ARCH.
+# defconfig has already).  Fails for an ARCH without one.
 kbuild_std() {
-	case $1 in
-	x86_64) echo "defconfig xen.config" ;;
-	arm) echo "multi_v7_defconfig + XEN" ;;
-	arm64) echo "defconfig + XEN" ;;
-	*) return 1 ;;
-	esac
+	local std
+	std=$(arch_field "$1" config) && [[ -n $std ]] && echo "$std"
 }
 
 # kbuild_config SRC O ARCH LOG: the build directory O configured for ARCH

@@ -57,22 +57,24 @@ rig_init() {
 	XEN_ARCH=${XEN_ARCH:-x86_64}
 	# QEMU: the machine; on Arm, guest-loader devices (QEMU 7.2) load dom0's
 	# kernel and initramfs where Xen finds them (/chosen/module@ nodes).
+	[[ $(arch_field "$XEN_ARCH" xen) == yes ]] ||
+		die "ARCH=$XEN_ARCH: make xen-test runs on $XEN_TEST_ALL_ARCHES"
+	DEB_ARCH=$(arch_field "$XEN_ARCH" debian)
+	TRIPLET=$(arch_field "$XEN_ARCH" triplet)
+	KIMAGE=$(arch_field "$XEN_ARCH" image)
+	QEMU=("$(arch_field "$XEN_ARCH" qemu)")
 	case $XEN_ARCH in
 	x86_64)
-		DEB_ARCH=amd64 TRIPLET=x86_64-linux-gnu KIMAGE=arch/x86/boot/bzImage
-		QEMU=(qemu-system-x86_64 -accel tcg -cpu "max,-smap")
+		QEMU+=(-accel tcg -cpu "max,-smap")
 		;;
 	arm)
-		DEB_ARCH=armhf TRIPLET=arm-linux-gnueabihf KIMAGE=arch/arm/boot/zImage
-		QEMU=(qemu-system-arm -M "virt,virtualization=on,highmem=off" -cpu cortex-a15)
+		QEMU+=(-M "virt,virtualization=on,highmem=off" -cpu cortex-a15)
 		LOAD_KERNEL=0x42000000 LOAD_INITRD=0x60000000
 		;;
 	arm64)
-		DEB_ARCH=arm64 TRIPLET=aarch64-linux-gnu KIMAGE=arch/arm64/boot/Image
-		QEMU=(qemu-system-aarch64 -M "virt,virtualization=on,gic-version=3" -cpu cortex-a57)
+		QEMU+=(-M "virt,virtualization=on,gic-version=3" -cpu cortex-a57)
 		LOAD_KERNEL=0x49000000 LOAD_INITRD=0x60000000
 		;;
-	*) die "ARCH=$XEN_ARCH: make xen-test runs on x86_64, arm or arm64" ;;
 	esac
 	# FOREIGN: an Arm machine (its Xen, tools and busybox are Debian's
 	# packages of that architecture).
@@ -522,19 +524,20 @@ guest32_prepare() {
 	local inc=$XBUILD/stress32/include
 	case $XEN_ARCH in
 	x86_64)
-		karch=i386 debarch=i386 img=arch/x86/boot/bzImage frag=xen-test-x86_32.config
+		karch=i386 frag=xen-test-x86_32.config
 		opts=(XEN_PVH)
 		mkdir -p "$inc"
 		ln -sfn "/usr/include/$TRIPLET/asm" "$inc/asm"
 		make_args=(CFLAGS="-O2 -m32" CC=gcc LDFLAGS="-static -m32" KHDR_INCLUDES="-I$inc")
 		;;
 	arm64)
-		karch=arm debarch=armhf img=arch/arm/boot/zImage frag=xen-test-arm.config
+		karch=arm frag=xen-test-arm.config
 		opts=(XEN SMP)
 		make_args=(CFLAGS=-O2 CC="$(cross_prefix arm)gcc" LDFLAGS=-static)
 		;;
 	*) die "guest32_prepare: no 32-bit guest on ARCH=$XEN_ARCH" ;;
 	esac
+	debarch=$(arch_field "$karch" debian) img=$(arch_field "$karch" image)
 	bb=$XBUILD/$debarch/root/bin/busybox apt=$XBUILD/$debarch/apt
 	# The cheap steps first: a missing package stops the run before the
 	# kernel's build.

@@ -549,10 +549,8 @@ verdict_main() {
 	(($# == 1)) || input_error "usage: mk/xen-verdict.sh [options] SERIAL.log (see the top of mk/xen-verdict.sh)"
 	SERIAL=$1
 	[[ -f $SERIAL ]] || input_error "$SERIAL: no such file"
-	case $arch in
-	x86_64 | arm | arm64) ;;
-	*) input_error "--arch must be x86_64, arm or arm64, not '$arch'" ;;
-	esac
+	[[ $(arch_field "$arch" xen) == yes ]] ||
+		input_error "--arch must be one of $XEN_TEST_ALL_ARCHES, not '$arch'"
 	XEN_ARCH=$arch
 	# The Xen version comes from the log (below), not from XEN.
 	XEN=

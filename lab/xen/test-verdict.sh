@@ -402,7 +402,7 @@ bad_input missing-file "$tmp/none-serial.log: no such file" "$tmp/none-serial.lo
 grep -v 'xentest\.events=' "$here/tests/x86-serial.log" >"$tmp/nocmd-serial.log"
 bad_input no-cmdline "nocmd-serial.log: no dom0 command line" "$tmp/nocmd-serial.log"
 bad_input bad-option "unknown option '--bogus'" --bogus "$tmp/x86-serial.log"
-bad_input bad-arch "--arch must be x86_64, arm or arm64, not 'sparc'" --arch sparc "$tmp/x86-serial.log"
+bad_input bad-arch "--arch must be one of x86_64 arm64 arm, not 'sparc'" --arch sparc "$tmp/x86-serial.log"
 bad_input no-status-value "--qemu-status must be a number" --qemu-status "$tmp/x86-serial.log"
 
 # Xen's trace reader for XEN_TEST_TRACE=1 (lab/xen-evtchn/xtrace-stalls):
