@@ -9,6 +9,7 @@
 set -uo pipefail
 # shellcheck source=mk/lib.sh
 . "$(dirname "$0")/lib.sh" || exit 1
+lib_init
 
 bad() {
 	echo "$*"

@@ -8,6 +8,7 @@
 set -euo pipefail
 # shellcheck source=mk/lib.sh
 . "$(dirname "$0")/lib.sh"
+lib_init
 
 command -v valgrind >/dev/null || die "valgrind not found (run 'make deps')"
 say "building build/bench/evtchn-bench"

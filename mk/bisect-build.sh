@@ -29,6 +29,7 @@
 set -euo pipefail
 # shellcheck source=mk/lib.sh
 . "$(dirname "$0")/lib.sh"
+lib_init
 require_tree
 setup_ccache
 SPARSE=$("$(dirname "$0")/sparse.sh")

@@ -22,6 +22,7 @@
 set -euo pipefail
 # shellcheck source=mk/lib.sh
 . "$(dirname "$0")/lib.sh"
+lib_init
 
 # The configurations, in the order the default runs them.
 ALL_CONFIGS=$KUNIT_ALL_CONFIGS

@@ -26,6 +26,7 @@
 set -euo pipefail
 # shellcheck source=mk/lib.sh
 . "$(dirname "$0")/lib.sh"
+lib_init
 
 err=$(ci_cold_args)
 [[ -z $err ]] || die "$err"

@@ -9,6 +9,7 @@
 set -euo pipefail
 # shellcheck source=mk/lib.sh
 . "$(dirname "$0")/lib.sh"
+lib_init
 
 # unsaved TREE: what TREE (a kernel tree of build/) holds that make tree
 # did not make, one line; nothing if there is nothing to lose.

@@ -14,6 +14,7 @@
 set -euo pipefail
 # shellcheck source=mk/lib.sh
 . "$(dirname "$0")/lib.sh"
+lib_init
 
 command -v dpkg-query >/dev/null || die "dpkg-query not found; this project needs Debian 12"
 list=$ROOT/mk/packages

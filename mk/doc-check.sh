@@ -17,6 +17,7 @@
 set -uo pipefail
 # shellcheck source=mk/lib.sh
 . "$(dirname "$0")/lib.sh"
+lib_init
 cd "$ROOT" || exit 1
 
 phony=" $(sed -n '/^\.PHONY:/,/[^\\]$/p' Makefile | sed 's/^\.PHONY://; s/\\//g' | xargs) "

@@ -21,6 +21,7 @@
 set -euo pipefail
 # shellcheck source=mk/lib.sh
 . "$(dirname "$0")/lib.sh"
+lib_init
 require_tree
 command -v quilt >/dev/null || die "quilt not found (Debian package quilt; mk/deps.sh installs it)"
 dir=${DIR:-$BUILD/export}

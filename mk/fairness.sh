@@ -9,6 +9,7 @@
 set -euo pipefail
 # shellcheck source=mk/lib.sh
 . "$(dirname "$0")/lib.sh"
+lib_init
 
 command -v gnuplot >/dev/null || die "gnuplot not found (run 'make deps')"
 command -v python3 >/dev/null || die "python3 not found (run 'make deps')"

@@ -26,6 +26,7 @@
 set -euo pipefail
 # shellcheck source=mk/lib.sh
 . "$(dirname "$0")/lib.sh"
+lib_init
 require_tree
 extract_base_src
 extract_events_src HEAD "$BUILD/replay/rr"

@@ -15,6 +15,7 @@
 set -euo pipefail
 # shellcheck source=mk/lib.sh
 . "$(dirname "$0")/lib.sh"
+lib_init
 require_tree
 setup_ccache
 # The mailed series alone (build/linux-series, product_tree), not the

@@ -2,9 +2,11 @@
 # shellcheck shell=bash
 # mk/lib.sh: helpers shared by the mk/*.sh scripts.  Source it, don't run it.
 #
-# Sets: PROG (script name without .sh, used as message prefix), ROOT (repo
-# root), SERIES_BASE, BASE_PIN, BASE_VARIANT, BUILD, LINUX (the patched
-# tree), LOGS.
+# Sourcing it only defines: PROG (script name without .sh, used as message
+# prefix), ROOT (repo root), the constants below and the functions; it
+# changes no environment variable and never exits.  A script then calls
+# lib_init, which picks the base: SERIES_BASE, BASE_PIN, BASE_VARIANT,
+# BUILD, LINUX (the patched tree), LOGS.
 
 # shellcheck disable=SC2034 # used by the scripts sourcing this file
 PROG=$(basename "$0" .sh)
@@ -55,33 +57,38 @@ XEN_TEST_ALL_ARCHES=$(arches_with xen)
 # guest's state is corrupted under QEMU's TCG (docs/live-xen.md).
 XEN_TEST_DEFAULT_RUNS="x86_64 x86_64:4.20 arm"
 BISECT_ALL_VARIANTS="x86_64 i386 arm x86_64-m x86_64-clang"
-SERIES_BASE=${BASE:-${SERIES_BASE:-$MAIN_BASE}}
-unset BASE
-export SERIES_BASE
-[[ $SERIES_BASE != "$MAIN_BASE" ]] || XEN_TEST_DEFAULT_RUNS+=" arm64:4.17:arm32 x86_64:4.17:pvh32"
-if [[ $SERIES_BASE == "$MAIN_BASE" ]]; then
-	BASE_PIN=$ROOT/BASE
-	BASE_VARIANT=
-	BUILD=$ROOT/build
-elif [[ $SERIES_BASE =~ ^[0-9]+\.[0-9]+$ && -f $ROOT/patches/$SERIES_BASE/BASE ]]; then
-	BASE_PIN=$ROOT/patches/$SERIES_BASE/BASE
-	BASE_VARIANT=$ROOT/patches/$SERIES_BASE
-	BUILD=$ROOT/build/$SERIES_BASE
-else
-	echo "$PROG: BASE=$SERIES_BASE: no such base ($MAIN_BASE, or a V with patches/V/BASE)" >&2
-	exit 1
-fi
-LINUX=$BUILD/linux
-# What mk/tree.sh made build/linux from: "FINGERPRINT HEAD" (or, while
-# mk/refresh.sh rebuilds it, "refreshed HEAD").
-SERIES_STAMP=$LINUX/.git/series-stamp
-LOGS=$BUILD/logs
-
-# The kernel builds started by these scripts are independent of the make
-# that may have started us: don't hand its flags, jobserver or command-line
-# overrides on to them.  (ARCH, CROSS_COMPILE and CC are always passed to
-# the kernel's make explicitly.)
-unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES GNUMAKEFLAGS
+# lib_init: what every script calls once it has sourced this file (which
+# itself only defines): the base, BASE=V (else SERIES_BASE, else 7.3),
+# handed on as SERIES_BASE and unset (the kernel's make would see it),
+# with BASE_PIN, BASE_VARIANT, BUILD, LINUX, SERIES_STAMP and LOGS; 7.3's
+# extra live runs in XEN_TEST_DEFAULT_RUNS; and the flags of the make that
+# started us unset, so that the kernel builds these scripts start are
+# independent of it (ARCH, CROSS_COMPILE and CC are always passed to the
+# kernel's make explicitly).  Dies on a base that does not exist.
+lib_init() {
+	SERIES_BASE=${BASE:-${SERIES_BASE:-$MAIN_BASE}}
+	unset BASE
+	export SERIES_BASE
+	[[ $SERIES_BASE != "$MAIN_BASE" || $XEN_TEST_DEFAULT_RUNS == *pvh32* ]] ||
+		XEN_TEST_DEFAULT_RUNS+=" arm64:4.17:arm32 x86_64:4.17:pvh32"
+	if [[ $SERIES_BASE == "$MAIN_BASE" ]]; then
+		BASE_PIN=$ROOT/BASE
+		BASE_VARIANT=
+		BUILD=$ROOT/build
+	elif [[ $SERIES_BASE =~ ^[0-9]+\.[0-9]+$ && -f $ROOT/patches/$SERIES_BASE/BASE ]]; then
+		BASE_PIN=$ROOT/patches/$SERIES_BASE/BASE
+		BASE_VARIANT=$ROOT/patches/$SERIES_BASE
+		BUILD=$ROOT/build/$SERIES_BASE
+	else
+		die "BASE=$SERIES_BASE: no such base ($MAIN_BASE, or a V with patches/V/BASE)"
+	fi
+	LINUX=$BUILD/linux
+	# What mk/tree.sh made build/linux from: "FINGERPRINT HEAD" (or, while
+	# mk/refresh.sh rebuilds it, "refreshed HEAD").
+	SERIES_STAMP=$LINUX/.git/series-stamp
+	LOGS=$BUILD/logs
+	unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES GNUMAKEFLAGS
+}
 
 die() {
 	echo "$PROG: $*" >&2

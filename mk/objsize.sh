@@ -10,6 +10,7 @@
 set -euo pipefail
 # shellcheck source=mk/lib.sh
 . "$(dirname "$0")/lib.sh"
+lib_init
 require_tree
 setup_ccache
 

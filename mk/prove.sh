@@ -55,6 +55,7 @@
 set -euo pipefail
 # shellcheck source=mk/lib.sh
 . "$(dirname "$0")/lib.sh"
+lib_init
 require_tree
 for c in frama-c why3 z3 cvc4; do
 	command -v $c >/dev/null || die "$c is missing: run 'make deps' (mk/packages: [prove])"

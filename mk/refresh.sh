@@ -17,6 +17,7 @@
 set -euo pipefail
 # shellcheck source=mk/lib.sh
 . "$(dirname "$0")/lib.sh"
+lib_init
 cd "$ROOT"
 
 g() { git -C "$LINUX" "$@"; }

@@ -28,6 +28,7 @@
 set -euo pipefail
 # shellcheck source=mk/lib.sh
 . "$(dirname "$0")/lib.sh"
+lib_init
 # The submission is the 7.3 series; the 6.12 and 6.1 variants are
 # backports, whose commits stable takes from upstream's once merged.
 [[ $SERIES_BASE == "$MAIN_BASE" ]] ||

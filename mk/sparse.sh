@@ -15,6 +15,7 @@
 set -euo pipefail
 # shellcheck source=mk/lib.sh
 . "$(dirname "$0")/lib.sh"
+lib_init
 
 apt=$BUILD/dl/apt-sid
 log=$LOGS/sparse-build.log

@@ -16,6 +16,7 @@
 set -euo pipefail
 # shellcheck source=mk/lib.sh
 . "$(dirname "$0")/lib.sh"
+lib_init
 
 (($# == 2)) || die "usage: mk/xen-hv.sh DIR CONFIG"
 dir=$1 config=$2

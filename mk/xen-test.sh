@@ -86,6 +86,7 @@
 set -eEuo pipefail
 # shellcheck source=mk/lib.sh
 . "$(dirname "$0")/lib.sh"
+lib_init
 # shellcheck source=mk/xen-rig.sh
 . "$ROOT/mk/xen-rig.sh"
 # shellcheck source=mk/xen-verdict.sh

@@ -593,6 +593,7 @@ if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
 	set -euo pipefail
 	# shellcheck source=mk/lib.sh
 	. "$(dirname "$0")/lib.sh"
+	lib_init
 	# shellcheck source=mk/xen-rig.sh
 	. "$ROOT/mk/xen-rig.sh"
 	verdict_main "$@"

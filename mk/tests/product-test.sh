@@ -17,6 +17,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=mk/lib.sh
 . "$here/../lib.sh"
+lib_init
 # shellcheck source=mk/tests/lib.sh
 . "$here/lib.sh"
 cd "$ROOT" || exit 1

@@ -17,6 +17,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 # shellcheck source=mk/lib.sh
 . "$here/../lib.sh"
+lib_init
 # shellcheck source=mk/xen-rig.sh
 . "$here/../xen-rig.sh"
 
