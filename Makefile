@@ -40,7 +40,7 @@ endif
 # '## TARGET: what it does' above each target is what make help prints
 # (mk/check.sh checks that every target has one).
 .PHONY: help lab-help all deps tree refresh kunit replay-check check series export bisect-build clean \
-	bench fairness xen-test xen-runs fuzz fuzz-long prove deb vee-lab vee-report objsize live-order ci-cold
+	bench fairness xen-test xen-runs fuzz fuzz-long prove deb objsize live-order ci-cold
 
 # Default: the patched, dom0-capable x86_64 kernel in build/out/
 # (mk/kernel.sh; KCONFIG=/path/to/.config replaces defconfig + xen.config,
@@ -202,20 +202,6 @@ fuzz-long: tree
 prove: tree
 	@mk/prove.sh
 
-# The original report's experiment live (mk/vee-lab.sh, lab/vee/): 7
-# guests receiving TCP streams through dom0 on Xen 4.17 in QEMU, dom0
-# kernels lowest, base and series (KERNELS=), variants bulk, unmoderated
-# and noisy (VARIANTS=; small too), RUNS (3) runs of SECS (180) seconds;
-# tables and chart in build/out/vee.{txt,png}.  vee-report: the same
-# tables and chart again from the boots' serial logs, without booting.
-## vee-lab: the report's 7-guest experiment live on Xen (KERNELS=, VARIANTS=, RUNS=, SECS=)
-vee-lab: tree
-	@mk/vee-lab.sh
-
-## vee-report: make vee-lab's tables and chart again from its serial logs
-vee-report: deps
-	@mk/vee-lab.sh --report
-
 # '#= VARIABLE: what it does' lines are the variables make help lists, one
 # line each, at most 12 (a user's: the base, the kernel, the mail, the
 # live test's kernel); '#- VARIABLE:' lines are make check's and the lab's,
@@ -246,7 +232,6 @@ vee-report: deps
 #- FUZZ_SECS: seconds each fuzzer runs (default 60)
 #- FUZZ_MERGE: 1: make fuzz merges what it found into the corpora
 #- FUZZ_PASSES: make fuzz-long's passes (default 10000000)
-#- VEE_TEST: 0: make check leaves the 7-guest lab's self-test out
 #- ORDER_TEST: 0: make check leaves make live-order's reduction self-test out
 #- VERDICT_TEST: 0: make check leaves the xen-test verdict's self-test out
 #- PROVE: 0: make check leaves make prove out
@@ -278,11 +263,6 @@ vee-report: deps
 #= DEB: make xen-test boots this linux-image-*.deb instead of the KUnit kernel
 #= IMAGE: make xen-test boots this kernel image (e.g. build/out/bzImage) instead
 #- IMAGE_CONFIG: IMAGE's configuration (default: the config beside it)
-#- KERNELS: make vee-lab's kernels (default "lowest base series")
-#- VARIANTS: make vee-lab's variants (default "bulk unmoderated noisy")
-#- RUNS: make vee-lab's runs a boot (default 3)
-#- SECS: make vee-lab's seconds a run (default 180)
-#- VEE_TRACE: make vee-lab traces S seconds of dom0's order of service (default 0)
 #- SCENARIOS: make live-order's scenarios (default "flood burst")
 #- ORDER_SECS: make live-order's seconds a scenario (default 2)
 

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # mk/xen-rig.sh: the live rig, a library (sourcing it only defines): Xen
 # from Debian under QEMU (TCG) with a dom0 kernel and a busybox initramfs.
-# Used by mk/xen-test.sh (make xen-test), mk/live-order.sh and
-# mk/vee-lab.sh, after mk/lib.sh.
+# Used by mk/xen-test.sh (make xen-test) and mk/live-order.sh, after
+# mk/lib.sh.
 #
 #   rig_init [DIR]     the configuration for XEN_ARCH (x86_64, arm, arm64):
 #                      QEMU, Debian's packages, Xen's and dom0's arguments,

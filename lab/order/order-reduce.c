@@ -16,7 +16,7 @@
  *     "evo raise PORT".
  * Only the lines between "evo begin" and "evo end", and only the passes
  * and services of vCPU N (0), count.  With --all (a trace without the
- * module, as make vee-lab takes one), the whole trace counts and every
+ * module), the whole trace counts and every
  * IRQ serviced is a service; a pass may also be a kprobe event named
  * evo_pass on evtchn_2l_handle_events ("evo_pass: (evtchn_2l_handle_events
  * ...").  Printed, one "key value..." line

@@ -9,7 +9,7 @@
 #    reduces to exactly tests/NAME.expected (or, with tests/NAME.args,
 #    order-reduce's arguments give NAME.expected: cpu1, --cpu 1 on
 #    double.trace; all, --all on it; kprobe, --all on a trace whose passes
-#    are kprobe events, as make vee-lab takes them): double.trace has a double
+#    are kprobe events): double.trace has a double
 #    service of the flooding port and one of another IRQ, and a timer
 #    serviced twice that must not count; once.trace is the same without
 #    the doubles (what the series must give);
