@@ -40,7 +40,7 @@ endif
 # '## TARGET: what it does' above each target is what make help prints
 # (mk/check.sh checks that every target has one).
 .PHONY: help lab-help all deps tree refresh kunit replay-check check series export bisect-build clean \
-	bench fairness xen-test xen-runs fuzz fuzz-long prove deb objsize live-order ci-cold
+	bench fairness xen-test xen-runs fuzz fuzz-long prove deb objsize ci-cold
 
 # Default: the patched, dom0-capable x86_64 kernel in build/out/
 # (mk/kernel.sh; KCONFIG=/path/to/.config replaces defconfig + xen.config,
@@ -169,15 +169,6 @@ xen-runs: tree
 ci-cold:
 	@mk/ci-cold.sh
 
-# The order of service traced live (mk/live-order.sh, lab/order/): the
-# base as released and the series as x86 PV dom0 on Xen 4.17 under QEMU,
-# the function tracer on evtchn_2l_handle_events and irq:irq_handler_entry
-# under a flood and a burst from the lab's module; build/out/live-order.txt
-# and .png.  Not in make check (its reduction's self-test is).
-## live-order: the order of service traced live on Xen, base against series (build/out/live-order.txt, .png)
-live-order: tree
-	@mk/live-order.sh
-
 # Fuzzing (mk/fuzz.sh, lab/fuzz/): libFuzzer with ASan and UBSan over the
 # replay script parser and engine (fuzz-script) and over a differential of
 # the series' evtchn_2l_handle_events() against a reference (fuzz-diff),
@@ -232,7 +223,6 @@ prove: tree
 #- FUZZ_SECS: seconds each fuzzer runs (default 60)
 #- FUZZ_MERGE: 1: make fuzz merges what it found into the corpora
 #- FUZZ_PASSES: make fuzz-long's passes (default 10000000)
-#- ORDER_TEST: 0: make check leaves make live-order's reduction self-test out
 #- VERDICT_TEST: 0: make check leaves the xen-test verdict's self-test out
 #- PROVE: 0: make check leaves make prove out
 #- XEN_TEST: 0: make check leaves the live tests on Xen out
@@ -263,8 +253,6 @@ prove: tree
 #= DEB: make xen-test boots this linux-image-*.deb instead of the KUnit kernel
 #= IMAGE: make xen-test boots this kernel image (e.g. build/out/bzImage) instead
 #- IMAGE_CONFIG: IMAGE's configuration (default: the config beside it)
-#- SCENARIOS: make live-order's scenarios (default "flood burst")
-#- ORDER_SECS: make live-order's seconds a scenario (default 2)
 
 ## help: this list
 help:

@@ -209,14 +209,6 @@ if [[ ${FUZZ:-1} != 0 ]]; then
 	run_counted fuzz fuzz fuzz.sh
 fi
 
-# Then the self-test of make live-order's trace reduction
-# (lab/order/test-order.sh: saved traces with known answers, a second
-# or so), with the 7.3 base only.  ORDER_TEST=0 leaves it out.
-if [[ ${ORDER_TEST:-1} != 0 && $SERIES_BASE == "$MAIN_BASE" ]]; then
-	say "== make live-order's trace reduction (lab/order/test-order.sh)"
-	run_counted test-order order-self ../lab/order/test-order.sh
-fi
-
 # Then the self-test of make series' generated parts
 # (mk/tests/series-test.sh: mk/cover-letter.py and mk/add-cc.py on saved
 # inputs, a second), with the 7.3 base only.  SERIES_TEST=0 leaves it out.
