@@ -40,7 +40,7 @@ endif
 # '## TARGET: what it does' above each target is what make help prints
 # (mk/check.sh checks that every target has one).
 .PHONY: help lab-help all deps tree refresh kunit replay-check check series export bisect-build clean \
-	bench fairness xen-test xen-runs fuzz fuzz-long prove deb objsize ci-cold
+	bench fairness xen-test fuzz fuzz-long prove deb objsize ci-cold
 
 # Default: the patched, dom0-capable x86_64 kernel in build/out/
 # (mk/kernel.sh; KCONFIG=/path/to/.config replaces defconfig + xen.config,
@@ -153,14 +153,6 @@ fairness: tree
 xen-test: tree
 	@XEN_ARCH=$(ARCH) mk/xen-test.sh
 
-# The live test again and again (mk/xen-runs.sh): XEN_RUNS (10) runs of
-# make xen-test for one configuration (ARCH=, BASE=, XEN_TEST_LOAD=, ...),
-# each run's verdict, worst round trip and the host's waiting in
-# build/out/xen-runs-*.txt.  Not in make check.
-## xen-runs: make xen-test XEN_RUNS (10) times, a table of verdicts and delays (build/out/xen-runs-*.txt)
-xen-runs: tree
-	@XEN_ARCH=$(ARCH) mk/xen-runs.sh
-
 # .ci/run as on a new machine (mk/ci-cold.sh): a fresh clone of HEAD, an
 # empty ccache; its times to docs/ci-cold.txt when it passes.  CI_HOG=1
 # with a CPU hog beside it, CI_CCACHE=keep with the last run's ccache,
@@ -227,7 +219,6 @@ prove: tree
 #- PROVE: 0: make check leaves make prove out
 #- XEN_TEST: 0: make check leaves the live tests on Xen out
 #- XEN_TEST_ARCHS: make check's live runs, each ARCH[:XEN[:DOMU]] (default x86_64 x86_64:4.20 arm, and arm64:4.17:arm32 x86_64:4.17:pvh32 on 7.3)
-#- XEN_RUNS: make xen-runs' runs (default 10)
 #- XEN_TEST_NO_BUILD: 1: make xen-test boots the KUnit kernel as it is, never rebuilt
 #- XEN_TEST_TIMEOUT: make xen-test's limit for QEMU, seconds (600, 1500 on Arm)
 #- XEN_TEST_EVENTS: events exchanged between dom0 and the guest (10000, 2000 on Arm)
