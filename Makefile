@@ -40,7 +40,7 @@ endif
 # '## TARGET: what it does' above each target is what make help prints
 # (mk/check.sh checks that every target has one).
 .PHONY: help lab-help all deps tree refresh kunit replay-check check series export bisect-build clean \
-	bench fairness xen-test xen-runs fuzz fuzz-long prove deb vee-lab vee-report objsize live-order ci-cold
+	bench fairness xen-test fuzz fuzz-long prove deb objsize ci-cold
 
 # Default: the patched, dom0-capable x86_64 kernel in build/out/
 # (mk/kernel.sh; KCONFIG=/path/to/.config replaces defconfig + xen.config,
@@ -153,14 +153,6 @@ fairness: tree
 xen-test: tree
 	@XEN_ARCH=$(ARCH) mk/xen-test.sh
 
-# The live test again and again (mk/xen-runs.sh): XEN_RUNS (10) runs of
-# make xen-test for one configuration (ARCH=, BASE=, XEN_TEST_LOAD=, ...),
-# each run's verdict, worst round trip and the host's waiting in
-# build/out/xen-runs-*.txt.  Not in make check.
-## xen-runs: make xen-test XEN_RUNS (10) times, a table of verdicts and delays (build/out/xen-runs-*.txt)
-xen-runs: tree
-	@XEN_ARCH=$(ARCH) mk/xen-runs.sh
-
 # .ci/run as on a new machine (mk/ci-cold.sh): a fresh clone of HEAD, an
 # empty ccache; its times to docs/ci-cold.txt when it passes.  CI_HOG=1
 # with a CPU hog beside it, CI_CCACHE=keep with the last run's ccache,
@@ -168,15 +160,6 @@ xen-runs: tree
 ## ci-cold: .ci/run in a fresh clone of HEAD with an empty ccache; its times in docs/ci-cold.txt
 ci-cold:
 	@mk/ci-cold.sh
-
-# The order of service traced live (mk/live-order.sh, lab/order/): the
-# base as released and the series as x86 PV dom0 on Xen 4.17 under QEMU,
-# the function tracer on evtchn_2l_handle_events and irq:irq_handler_entry
-# under a flood and a burst from the lab's module; build/out/live-order.txt
-# and .png.  Not in make check (its reduction's self-test is).
-## live-order: the order of service traced live on Xen, base against series (build/out/live-order.txt, .png)
-live-order: tree
-	@mk/live-order.sh
 
 # Fuzzing (mk/fuzz.sh, lab/fuzz/): libFuzzer with ASan and UBSan over the
 # replay script parser and engine (fuzz-script) and over a differential of
@@ -201,20 +184,6 @@ fuzz-long: tree
 ## prove: Frama-C's EVA and WP on the real evtchn_2l_handle_events(), 3 geometries (build/out/prove.txt)
 prove: tree
 	@mk/prove.sh
-
-# The original report's experiment live (mk/vee-lab.sh, lab/vee/): 7
-# guests receiving TCP streams through dom0 on Xen 4.17 in QEMU, dom0
-# kernels lowest, base and series (KERNELS=), variants bulk, unmoderated
-# and noisy (VARIANTS=; small too), RUNS (3) runs of SECS (180) seconds;
-# tables and chart in build/out/vee.{txt,png}.  vee-report: the same
-# tables and chart again from the boots' serial logs, without booting.
-## vee-lab: the report's 7-guest experiment live on Xen (KERNELS=, VARIANTS=, RUNS=, SECS=)
-vee-lab: tree
-	@mk/vee-lab.sh
-
-## vee-report: make vee-lab's tables and chart again from its serial logs
-vee-report: deps
-	@mk/vee-lab.sh --report
 
 # '#= VARIABLE: what it does' lines are the variables make help lists, one
 # line each, at most 12 (a user's: the base, the kernel, the mail, the
@@ -246,13 +215,10 @@ vee-report: deps
 #- FUZZ_SECS: seconds each fuzzer runs (default 60)
 #- FUZZ_MERGE: 1: make fuzz merges what it found into the corpora
 #- FUZZ_PASSES: make fuzz-long's passes (default 10000000)
-#- VEE_TEST: 0: make check leaves the 7-guest lab's self-test out
-#- ORDER_TEST: 0: make check leaves make live-order's reduction self-test out
 #- VERDICT_TEST: 0: make check leaves the xen-test verdict's self-test out
 #- PROVE: 0: make check leaves make prove out
 #- XEN_TEST: 0: make check leaves the live tests on Xen out
 #- XEN_TEST_ARCHS: make check's live runs, each ARCH[:XEN[:DOMU]] (default x86_64 x86_64:4.20 arm, and arm64:4.17:arm32 x86_64:4.17:pvh32 on 7.3)
-#- XEN_RUNS: make xen-runs' runs (default 10)
 #- XEN_TEST_NO_BUILD: 1: make xen-test boots the KUnit kernel as it is, never rebuilt
 #- XEN_TEST_TIMEOUT: make xen-test's limit for QEMU, seconds (600, 1500 on Arm)
 #- XEN_TEST_EVENTS: events exchanged between dom0 and the guest (10000, 2000 on Arm)
@@ -278,13 +244,6 @@ vee-report: deps
 #= DEB: make xen-test boots this linux-image-*.deb instead of the KUnit kernel
 #= IMAGE: make xen-test boots this kernel image (e.g. build/out/bzImage) instead
 #- IMAGE_CONFIG: IMAGE's configuration (default: the config beside it)
-#- KERNELS: make vee-lab's kernels (default "lowest base series")
-#- VARIANTS: make vee-lab's variants (default "bulk unmoderated noisy")
-#- RUNS: make vee-lab's runs a boot (default 3)
-#- SECS: make vee-lab's seconds a run (default 180)
-#- VEE_TRACE: make vee-lab traces S seconds of dom0's order of service (default 0)
-#- SCENARIOS: make live-order's scenarios (default "flood burst")
-#- ORDER_SECS: make live-order's seconds a scenario (default 2)
 
 ## help: this list
 help:

@@ -68,9 +68,7 @@ for goal in "$@"; do
 	kunit)
 		in_list "$arch" "$KUNIT_ARCHES" || bad "ARCH=$arch: make kunit runs on $KUNIT_ARCHES"
 		;;
-	xen-test | xen-runs)
-		[[ $goal == xen-test || ${XEN_RUNS:-10} =~ ^[1-9][0-9]*$ ]] ||
-			bad "XEN_RUNS=$XEN_RUNS: a number of runs, at least 1"
+	xen-test)
 		in_list "$arch" "$XEN_TEST_ALL_ARCHES" || bad "ARCH=$arch: make xen-test runs on $XEN_TEST_ALL_ARCHES"
 		[[ -z ${DEB:-} || -z ${IMAGE:-} ]] || bad "DEB= and IMAGE= name two kernels: give one"
 		[[ -z ${DEB:-} || -f ${DEB:-} ]] || bad "DEB=$DEB: no such file"

@@ -210,22 +210,6 @@ if [[ ${FUZZ:-1} != 0 ]]; then
 	run_counted fuzz fuzz fuzz.sh
 fi
 
-# Then the self-test of the 7-guest lab's programs (lab/vee/test-vee.sh:
-# receiver, sender and report over loopback, about 40 s), with the 7.3
-# base only: they do not depend on the base.  VEE_TEST=0 leaves it out.
-if [[ ${VEE_TEST:-1} != 0 && $SERIES_BASE == "$MAIN_BASE" ]]; then
-	say "== the 7-guest lab's programs (lab/vee/test-vee.sh)"
-	run_counted test-vee vee-self ../lab/vee/test-vee.sh
-fi
-
-# Then the self-test of make live-order's trace reduction
-# (lab/order/test-order.sh: saved traces with known answers, a second
-# or so), with the 7.3 base only.  ORDER_TEST=0 leaves it out.
-if [[ ${ORDER_TEST:-1} != 0 && $SERIES_BASE == "$MAIN_BASE" ]]; then
-	say "== make live-order's trace reduction (lab/order/test-order.sh)"
-	run_counted test-order order-self ../lab/order/test-order.sh
-fi
-
 # Then the self-test of make series' generated parts
 # (mk/tests/series-test.sh: mk/cover-letter.py and mk/add-cc.py on saved
 # inputs, a second), with the 7.3 base only.  SERIES_TEST=0 leaves it out.

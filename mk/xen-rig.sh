@@ -2,8 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # mk/xen-rig.sh: the live rig, a library (sourcing it only defines): Xen
 # from Debian under QEMU (TCG) with a dom0 kernel and a busybox initramfs.
-# Used by mk/xen-test.sh (make xen-test), mk/live-order.sh and
-# mk/vee-lab.sh, after mk/lib.sh.
+# Used by mk/xen-test.sh (make xen-test), after mk/lib.sh.
 #
 #   rig_init [DIR]     the configuration for XEN_ARCH (x86_64, arm, arm64):
 #                      QEMU, Debian's packages, Xen's and dom0's arguments,
@@ -23,8 +22,6 @@
 #                      caller may set QEMU_MEM (MB) and QEMU_EXTRA (more
 #                      arguments) before, and define qemu_tick RAW NAME
 #                      (called each second with the raw log and NAME).
-# The pieces (fetch_xen, build_stress, busybox_root, stage_libs,
-# stage_xen_tools, mkcpio, landmark) serve the live labs' own images.
 #
 # The rig's variables, one structure by convention:
 # - set by the caller before rig_init: XEN_ARCH (default x86_64), XEN
@@ -108,7 +105,7 @@ rig_init() {
 	KCONFIG_FILE=$KDIR/.config
 	# DEB= or IMAGE= (mk/xen-test.sh sets PKG and PKG_KIND before): the
 	# kernel booted instead of the test kernel; unpack_package or
-	# unpack_image fill in the rest.  The live labs boot their own.
+	# unpack_image fill in the rest.
 	[[ ${PKG_KIND:-} == @(|deb|image) ]] || die "rig_init: PKG_KIND=$PKG_KIND (deb, image or nothing)"
 	PKG=${PKG:-}
 	PKG_KIND=${PKG_KIND:-}
@@ -151,7 +148,7 @@ rig_init() {
 	*) XEN_ARGS="console=dtuart dom0_mem=768M dom0_max_vcpus=2" ;;
 	esac
 	# No comma in dom0's arguments: QEMU splits multiboot modules on commas.
-	# The live labs add their own to DOM0_BASE_ARGS.
+	# mk/xen-test.sh adds its own to DOM0_BASE_ARGS.
 	DOM0_BASE_ARGS="console=hvc0 earlyprintk=xen xen.fifo_events=0 panic=-1"
 	XEN_CONFIG=xen-test.config
 	[[ $XEN_ARCH == x86_64 ]] || XEN_CONFIG=xen-test-arm.config
@@ -196,7 +193,7 @@ rig_init() {
 	GUEST32_IMAGE='' GUEST32_MAP='' GUEST32_CONFIG=''
 	QEMU_PID=
 	XEN_HV_VERSION=
-	# Set by the live labs (see above).
+	# A caller's settings for run_qemu (see above).
 	QEMU_MEM=2048
 	QEMU_EXTRA=()
 }
@@ -845,7 +842,8 @@ landmark() {
 }
 
 # qemu_tick RAW NAME: called every second while QEMU runs, with the raw
-# serial log and the logs' prefix; a live lab may define its own.
+# serial log and the logs' prefix; a caller may define its own
+# (mk/xen-test.sh does).
 qemu_tick() { :; }
 
 # run_qemu KERNEL ARGS SERIAL TIMEOUT (see the top of this file).

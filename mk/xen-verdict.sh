@@ -21,7 +21,7 @@
 # e.g. lab/xen/tests/, build/logs/verdict/NAME, so that nothing is written
 # into the repo).  lab/xen/test-verdict.sh tests it on saved logs.
 #
-# Sourced (by mk/xen-test.sh and mk/live-order.sh, after mk/lib.sh), it
+# Sourced (by mk/xen-test.sh, after mk/lib.sh), it
 # only defines: verdict_init, judge and its pieces (splats, marker_rc,
 # between, kunit_stage, tap_counts).
 

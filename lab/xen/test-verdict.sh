@@ -297,9 +297,10 @@ mutate arm32-deb-mod 's/stage modules end rc=0/stage modules end rc=1/' arm64-ar
 	{ judge arm32-deb-mod --arch arm64 --modules --no-kunit; expect arm32-deb-mod 1 "4 passed, 7 failed" "modules"; }
 
 # A vCPU that missed its bring-up deadline is timing, not a fault:
-# tests/arm-hotplug-late-serial.log, a run of make xen-runs ARCH=arm
-# XEN_TEST_LOAD=1 on a host far busier than that, where the guest's
-# vCPU 1, plugged back in, did not come online within 32-bit Arm's 1 s
+# tests/arm-hotplug-late-serial.log, a run of make xen-test ARCH=arm
+# XEN_TEST_LOAD=1 (one of several in a row) on a host far busier than
+# that, where the guest's vCPU 1, plugged back in, did not come online
+# within 32-bit Arm's 1 s
 # ("CPU1: failed to come online") and the rollback warned twice (in
 # sched_cpu_dying() and kthread_park(), both under _cpu_up()), must pass,
 # saying what it did not count; without the "failed to come online" line,
@@ -309,9 +310,10 @@ timing_case hotplug-late arm-hotplug-late-serial.log \
 	hotplug-no-timeout '/CPU1: failed to come online/d' \
 	hotplug-other 's/ _cpu_up+/ other_fn+/g; s/from _cpu_up+/from other_fn+/g'
 
-# tests/arm-unplug-rcu-serial.log, a run of make xen-runs ARCH=arm
-# XEN_TEST_LOAD=1 (52bce70) whose guest's vCPU 1 took 23 s to unplug:
-# its RCU stall report, on CPU 1, just before "CPU1 killed.", is timing
+# tests/arm-unplug-rcu-serial.log, a run of make xen-test ARCH=arm
+# XEN_TEST_LOAD=1 (52bce70; one of several in a row) whose guest's vCPU 1
+# took 23 s to unplug: its RCU stall report, on CPU 1, just before
+# "CPU1 killed.", is timing
 # and not counted; with CPU 0 killed instead, or no CPU killed, it counts.
 timing_case unplug-rcu arm-unplug-rcu-serial.log \
 	'kernel splats: none; not counted, 1 RCU stall report(s) on a vCPU being unplugged' \

@@ -1,8 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=sh
-# lab/xen/xen-tools.sh: start_tools, sourced by the dom0 inits of the live
-# rigs (lab/xen/dom0-init, lab/vee/dom0-init), installed in their
-# initramfs as /etc/xen-tools.sh.
+# lab/xen/xen-tools.sh: start_tools, sourced by the live rig's dom0 init
+# (lab/xen/dom0-init), installed in its initramfs as /etc/xen-tools.sh.
 #
 # C xenstored (Debian's init script prefers oxenstored; either works, the
 # C one needs fewer files), run in the foreground of a background job so
