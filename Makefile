@@ -220,7 +220,7 @@ prove: tree
 #- XEN_TEST: 0: make check leaves the live tests on Xen out
 #- XEN_TEST_ARCHS: make check's live runs, each ARCH[:XEN[:DOMU]] (default x86_64 x86_64:4.20 arm, and arm64:4.17:arm32 x86_64:4.17:pvh32 on 7.3)
 #- XEN_TEST_NO_BUILD: 1: make xen-test boots the KUnit kernel as it is, never rebuilt
-#- XEN_TEST_TIMEOUT: make xen-test's limit for QEMU, seconds (600, 1500 on Arm)
+#- XEN_TEST_TIMEOUT: make xen-test's limit for QEMU, seconds (600 on x86_64, 900 with a 32-bit guest; 1500 on Arm, 2400 with a 32-bit guest)
 #- XEN_TEST_EVENTS: events exchanged between dom0 and the guest (10000, 2000 on Arm)
 #- XEN_TEST_WIDTH: 0 or 1: the width bug stage (default 1 for ARCH=arm only)
 #- XEN_TEST_WIDTH_RUNS: runs of the width bug stage (default 1)

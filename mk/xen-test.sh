@@ -65,7 +65,8 @@
 # time is up) rather than run into the limits on a slow host, and dom0's
 # diagnostics of a stuck guest run only when the exchange stops advancing.
 #
-# Environment: XEN_TEST_TIMEOUT (QEMU's hard limit, seconds, default 600),
+# Environment: XEN_TEST_TIMEOUT (QEMU's hard limit, seconds, default 600;
+# 900 with a 32-bit guest, 1500 on Arm, 2400 on Arm with a 32-bit guest),
 # XEN_TEST_EVENTS (events exchanged, default 10000, 2000 on Arm), XEN_TEST_NO_BUILD=1
 # (use the KUnit kernel as it is, never rebuild it), XEN_TEST_LOAD=N (N
 # busy processes per host core beside QEMU, default 0: the test under
