@@ -40,7 +40,7 @@ endif
 # '## TARGET: what it does' above each target is what make help prints
 # (mk/check.sh checks that every target has one).
 .PHONY: help lab-help all deps tree refresh kunit replay-check check series export bisect-build clean \
-	bench fairness xen-test fuzz fuzz-long prove deb objsize ci-cold
+	bench xen-test fuzz fuzz-long prove deb objsize ci-cold
 
 # Default: the patched, dom0-capable x86_64 kernel in build/out/
 # (mk/kernel.sh; KCONFIG=/path/to/.config replaces defconfig + xen.config,
@@ -119,9 +119,7 @@ clean:
 # The comparison lab (lab/, outside the series; tree: HEAD's and the base
 # commit's events_2l.c are the "rr" and "base" policies).  bench:
 # instructions and ns per serviced port of rr, base and lowest
-# (mk/bench.sh, lab/scan/bench.c, table in build/out/bench.txt).  fairness: per-guest services in the
-# replay scenarios of lab/fairness/ (mk/fairness.sh, build/out/fairness.txt
-# and build/out/fairness-<scenario>.png).
+# (mk/bench.sh, lab/scan/bench.c, table in build/out/bench.txt).
 ## bench: instructions and ns per serviced port of rr, base and lowest (build/out/bench.txt)
 bench: tree
 	@mk/bench.sh
@@ -132,10 +130,6 @@ bench: tree
 ## objsize: evtchn_2l_handle_events()'s size at the base and each commit (build/out/objsize.txt)
 objsize: tree
 	@mk/objsize.sh
-
-## fairness: per-guest services in the replay scenarios of lab/fairness/ (build/out/fairness*)
-fairness: tree
-	@mk/fairness.sh
 
 # The series on a live Xen 4.17 under QEMU (mk/xen-test.sh): the x86_64
 # KUnit kernel (built by mk/kunit.sh if needed) as PV dom0 and as PV guest
