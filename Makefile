@@ -234,7 +234,6 @@ prove: tree
 #- XEN_TEST_FAULT: late, stall or lost: the guest answers its event 100 late or never (test only)
 #- XEN_TEST_GUEST_FAULTS: 0: no pause, save and restore, and vCPU unplug of the guest during the exchange (default 1)
 #- XEN_TEST_SAVE: 0 or 1: the guest saved and restored among the guest faults (default 1 on x86 with the test kernel)
-#- XEN_TEST_TRACE: 1: Xen's trace of the exchange, where its slow round trips went (x86)
 #= DEB: make xen-test boots this linux-image-*.deb instead of the KUnit kernel
 #= IMAGE: make xen-test boots this kernel image (e.g. build/out/bzImage) instead
 #- IMAGE_CONFIG: IMAGE's configuration (default: the config beside it)

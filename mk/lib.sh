@@ -827,10 +827,6 @@ xen_test_args() {
 		{ echo "XEN_TEST_FAULT=$v acts on event 100: XEN_TEST_EVENTS=$events is too few"; return; }
 	v=${XEN_TEST_GUEST_FAULTS:-1}
 	[[ $v == [01] ]] || { echo "XEN_TEST_GUEST_FAULTS=$v: 0 or 1"; return; }
-	v=${XEN_TEST_TRACE:-0}
-	[[ $v == [01] ]] || { echo "XEN_TEST_TRACE=$v: 0 or 1"; return; }
-	[[ $v == 0 || $arch == x86_64 ]] ||
-		{ echo "XEN_TEST_TRACE=1 needs ARCH=x86_64 (the marks are x86 PV hypercall records), not $arch"; return; }
 	v=${XEN_TEST_SAVE:-}
 	[[ -z $v || $v == [01] ]] || { echo "XEN_TEST_SAVE=$v: 0 or 1"; return; }
 	[[ $v != 1 ]] || [[ $arch == x86_64 && ${XEN_TEST_GUEST_FAULTS:-1} == 1 ]] ||

@@ -125,10 +125,8 @@ rig_init() {
 	((!FOREIGN)) || LIB_PKGS+=(busybox-static)
 	XEN_BIN=/usr/lib/xen-$XEN_SERIES/bin
 	XEN_TOOLS=(xl xenstored xenconsoled xen-init-dom0)
-	# xl save and restore run it (x86 only: Xen on Arm cannot save a
-	# guest); xentrace, Xen's trace (make xen-test XEN_TEST_TRACE=1: the
-	# marks of evtchn-stress --xen-marks are x86 PV hypercall records).
-	[[ $XEN_ARCH != x86_64 ]] || XEN_TOOLS+=(libxl-save-helper xentrace)
+	# xl save and restore run it (x86 only: Xen on Arm cannot save a guest).
+	[[ $XEN_ARCH != x86_64 ]] || XEN_TOOLS+=(libxl-save-helper)
 	# What the kernel needs for every stage (lab/xen/xen-test.config): built
 	# in, and built in or (in a package) as modules.
 	KCONFIG_BUILTIN=(XEN_DOM0 HVC_XEN XEN_BACKEND UNIX UNIX98_PTYS
@@ -454,8 +452,8 @@ build_stress() {
 		die "$STRESS_DIR/evtchn-stress.c missing"
 	mkdir -p "$(dirname "$STRESS")"
 	make -C "$STRESS_DIR" -s OUTPUT="$(dirname "$STRESS")/" CFLAGS=-O2 \
-		CC="$(cross_prefix "$XEN_ARCH")gcc" LDFLAGS=-static evtchn-stress xtrace-stalls >>"$PREPLOG" 2>&1 ||
-		die "cannot build evtchn-stress and xtrace-stalls (see $PREPLOG)"
+		CC="$(cross_prefix "$XEN_ARCH")gcc" LDFLAGS=-static evtchn-stress >>"$PREPLOG" 2>&1 ||
+		die "cannot build evtchn-stress (see $PREPLOG)"
 	[[ -x $STRESS ]] || die "$STRESS missing after make evtchn-stress"
 	# evtchn-restore (the restore stage's guests: x86 PV, where Xen can
 	# save a guest), static on Debian's libxen-dev.
@@ -540,7 +538,7 @@ guest32_prepare() {
 	# kernel's build.
 	mkdir -p "$XBUILD/stress32"
 	make -C "$STRESS_DIR" -s OUTPUT="$XBUILD/stress32/" "${make_args[@]}" \
-		evtchn-stress xtrace-stalls >>"$PREPLOG" 2>&1 ||
+		evtchn-stress >>"$PREPLOG" 2>&1 ||
 		die "cannot build evtchn-stress for $karch with ${make_args[*]:0:2} (Debian packages: mk/packages; see $PREPLOG)"
 	if [[ ! -x $bb ]]; then
 		say "fetching Debian's busybox-static for $debarch (private APT configuration in ${apt#"$ROOT"/})"
@@ -654,8 +652,8 @@ stage_libs_foreign() {
 
 # busybox_root DIR INIT [BUSYBOX STRESS KO]: a fresh tree in DIR with
 # busybox, INIT as /init and the usual directories (the init installs the
-# applet links), evtchn-stress (and xtrace-stalls beside it) and the live
-# KUnit module; by default the rig's (the 32-bit guest's are its own).
+# applet links), evtchn-stress and the live KUnit module; by default the
+# rig's (the 32-bit guest's are its own).
 busybox_root() {
 	local dir=$1 bb=${3:-} stress=${4:-$STRESS} ko=${5:-$LIVE_KO}
 	if [[ -z $bb ]]; then
@@ -668,7 +666,6 @@ busybox_root() {
 	ln -s busybox "$dir/bin/sh"
 	install -m 755 "$2" "$dir/init"
 	install -m 755 "$stress" "$dir/usr/bin/evtchn-stress"
-	install -m 755 "$(dirname "$stress")/xtrace-stalls" "$dir/usr/bin/xtrace-stalls"
 	# series (c)'s reproducer, built beside evtchn-stress on x86_64
 	# (build_stress), for the restore stage's guests.
 	[[ ! -x $(dirname "$stress")/evtchn-restore ]] ||

@@ -81,9 +81,7 @@
 # each and lose nothing), XEN_TEST_SAVE=0|1 (the save and restore among
 # them: on by default on x86 with the test kernel, off with DEB= or
 # IMAGE=, whose kernels may not have series (c)'s fixes, patches 0005
-# and 0006), XEN_TEST_TRACE=1 (x86: Xen's trace of the exchange, xentrace,
-# with evtchn-stress's marks; lab/xen-evtchn/xtrace-stalls says where
-# each round trip of 500 ms or more went: a "Xen trace" stage).
+# and 0006).
 set -eEuo pipefail
 # shellcheck source=mk/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -142,10 +140,6 @@ DOM0_ARGS+=" xentest.guest=$((TIMEOUT / 2)) xentest.timeout=$STRESS_TIMEOUT_MS x
 GUEST_FAULTS=${XEN_TEST_GUEST_FAULTS:-1}
 DOM0_ARGS+=" xentest.lost=60000 xentest.fault=$FAULT xentest.faults=$GUEST_FAULTS"
 FAULTS=$GUEST_FAULTS
-# XEN_TEST_TRACE=1: Xen's trace of the exchange (x86: evtchn-stress's
-# marks are PV hypercall records), read by lab/xen-evtchn/xtrace-stalls.
-TRACE=${XEN_TEST_TRACE:-0}
-DOM0_ARGS+=" xentest.trace=$TRACE"
 # The guest saved and restored during the exchange (x86: Xen on Arm cannot
 # save a guest), by default with the test kernel, whose series (c)
 # (patches 0005 and 0006) fixes the BUG and the lost ports that the

@@ -430,17 +430,6 @@ judge() {
 			fail "guest faults" "$(rc_text "$rc"): ${out:-no fault line} (see $L-guest-faults.log)"
 		fi
 	fi
-	# Xen's trace (xentest.trace=1): where the slow round trips went.
-	rc=$(marker_rc "$d0" trace)
-	if [[ $rc != missing ]]; then
-		between "$d0" trace >"$L-trace.txt"
-		line=$(grep -a '^round trips: ' "$L-trace.txt" | tail -n 1) || true
-		if [[ $rc == 0 && -n $line ]]; then
-			pass "Xen trace" "$line; $(grep -a -m1 '^trace: ' "$L-trace.txt") (all: $L-trace.txt)"
-		else
-			fail "Xen trace" "$(rc_text "$rc"): ${line:-no summary line} (see $L-trace.txt)"
-		fi
-	fi
 	# dom0's diagnostics of a stuck guest: what set them off.
 	line=$(grep -a -m1 '^xen-test: domU diagnostics begin' "$d0") || true
 	[[ -z $line ]] || say "diagnostics: ${line#xen-test: domU diagnostics begin }"

@@ -37,9 +37,8 @@
 # a Xen line with "WARNING" must not count as a kernel splat; the Arm log judged as x86 must fail
 # its timer_first skip (allowed on Arm only); dom0 booted with the
 # built-in suite must show it skipped on Xen; bad input gets one line and
-# exit 2.  Then xtrace-stalls' own test (lab/xen-evtchn/tests/
-# xtrace-stalls-test.sh, one result).  Ends with "test-verdict: N passed, M failed"; exits 1
-# if a check failed.
+# exit 2.  Ends with "test-verdict: N passed, M failed"; exits 1 if a
+# check failed.
 
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -406,14 +405,6 @@ bad_input no-cmdline "nocmd-serial.log: no dom0 command line" "$tmp/nocmd-serial
 bad_input bad-option "unknown option '--bogus'" --bogus "$tmp/x86-serial.log"
 bad_input bad-arch "--arch must be one of x86_64 arm64 arm, not 'sparc'" --arch sparc "$tmp/x86-serial.log"
 bad_input no-status-value "--qemu-status must be a number" --qemu-status "$tmp/x86-serial.log"
-
-# Xen's trace reader for XEN_TEST_TRACE=1 (lab/xen-evtchn/xtrace-stalls):
-# its own test on a made trace with known answers, one result here.
-if "$here/../xen-evtchn/tests/xtrace-stalls-test.sh" >"$tmp/xtrace-stalls.out" 2>&1; then
-	result xtrace-stalls ""
-else
-	result xtrace-stalls "$(tail -n 1 "$tmp/xtrace-stalls.out")"
-fi
 
 echo "test-verdict: $passed passed, $failed failed"
 [[ $failed == 0 ]]
