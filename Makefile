@@ -212,15 +212,15 @@ prove: tree
 #- VERDICT_TEST: 0: make check leaves the xen-test verdict's self-test out
 #- PROVE: 0: make check leaves make prove out
 #- XEN_TEST: 0: make check leaves the live tests on Xen out
-#- XEN_TEST_ARCHS: make check's live runs, each ARCH[:XEN[:DOMU]] (default x86_64 x86_64:4.20 arm, and arm64:4.17:arm32 x86_64:4.17:pvh32 on 7.3)
+#- XEN_TEST_ARCHS: make check's live runs, each ARCH[:XEN[:DOMU]] (default x86_64 x86_64:4.20 arm, and arm64:4.17:arm32 on 7.3)
 #- XEN_TEST_NO_BUILD: 1: make xen-test boots the KUnit kernel as it is, never rebuilt
-#- XEN_TEST_TIMEOUT: make xen-test's limit for QEMU, seconds (600 on x86_64, 900 with a 32-bit guest; 1500 on Arm, 2400 with a 32-bit guest)
+#- XEN_TEST_TIMEOUT: make xen-test's limit for QEMU, seconds (600 on x86_64; 1500 on Arm, 2400 with a 32-bit guest)
 #- XEN_TEST_EVENTS: events exchanged between dom0 and the guest (10000, 2000 on Arm)
 #- XEN_TEST_WIDTH: 0 or 1: the width bug stage (default 1 for ARCH=arm only)
 #- XEN_TEST_WIDTH_RUNS: runs of the width bug stage (default 1)
 #- XEN_TEST_RESTORE: 0 or 1: the restore stage, series (c) live (default 1 for ARCH=x86_64 with the PV guest, without DEB= or IMAGE=)
 #= XEN: make xen-test's Xen, 4.17 (Debian 12's, the default) or 4.20 (Debian 13's; x86_64 and arm64)
-#- DOMU: make xen-test's guest: on x86_64 pv (default), pvh (the HVM upcall path) or pvh32 (32-bit PVH, the i386 kernel); on arm64 arm32 (the arm kernel, 32-bit)
+#- DOMU: make xen-test's guest: on x86_64 pv (default) or pvh (the HVM upcall path); on arm64 arm32 (the arm kernel, 32-bit)
 #- XEN_TEST_PORTS: ports of dom0's evtchn-stress loop, max (every free one, the default) or an even number
 #- XEN_TEST_LOAD: busy processes per host core beside QEMU in make xen-test (default 0)
 #- XEN_TEST_LOAD_NICE: their nice value (default 0)
@@ -228,13 +228,11 @@ prove: tree
 #- CI_WRITE_ONLY: 1: make ci-cold only writes its docs file from the last run's clone
 #- CI_FULL: 1: make ci-cold's .ci/run runs the full make check (its cold time)
 #- CI_CCACHE: keep: make ci-cold keeps the last run's ccache (default empty)
-#- XEN_TEST_TCG: QEMU's TCG, multi (a thread per vCPU, the default) or single (the default with DOMU=pvh32)
-#- XEN_HV: make xen-test's hypervisor, debian (Debian's binary; the default but with DOMU=pvh32 on 4.17) or tcg-debug (Xen 4.17 from Debian's source with lab/xen/hv's patches, x86_64: says what QEMU's TCG breaks under PVH guests)
+#- XEN_TEST_TCG: QEMU's TCG, multi (a thread per vCPU, the default) or single (one thread for all)
 #- XEN_TEST_QEMU: make xen-test's QEMU, host (Debian 12's 7.2) or backports (bookworm-backports', unpacked in build/qemu-backports; the default with ARCH=arm64 DOMU=arm32)
 #- XEN_TEST_FAULT: late, stall or lost: the guest answers its event 100 late or never (test only)
 #- XEN_TEST_GUEST_FAULTS: 0: no pause, save and restore, and vCPU unplug of the guest during the exchange (default 1)
 #- XEN_TEST_SAVE: 0 or 1: the guest saved and restored among the guest faults (default 1 on x86 with the test kernel)
-#- XEN_TEST_TRACE: 1: Xen's trace of the exchange, where its slow round trips went (x86)
 #= DEB: make xen-test boots this linux-image-*.deb instead of the KUnit kernel
 #= IMAGE: make xen-test boots this kernel image (e.g. build/out/bzImage) instead
 #- IMAGE_CONFIG: IMAGE's configuration (default: the config beside it)

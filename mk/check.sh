@@ -260,8 +260,7 @@ fi
 # Then the live test on Xen in QEMU (mk/xen-test.sh) for each run of
 # XEN_TEST_ARCHS, ARCH[:XEN[:DOMU]] (default XEN_TEST_DEFAULT_RUNS in
 # mk/lib.sh: x86_64 on Xen 4.17 and on Xen 4.20, arm on 4.17, and on 7.3
-# the arm guest of arm64 on 4.17 and the 32-bit PVH guest of x86_64 on
-# 4.17): the KUnit kernel of that architecture
+# the arm guest of arm64 on 4.17): the KUnit kernel of that architecture
 # as dom0 and guest, and on arm (in dom0, or in the 32-bit guest) the
 # width bug stage (the base loses events on ports 2048-4095, the base
 # with patch 1 none); each of its stages counts.  XEN_TEST=0 leaves it out (say so in any result you quote).

@@ -32,7 +32,7 @@ exists() {
 		[[ $base != build/linux || -d build/linux ]] || { [[ ${p%%/*} =~ ^(arch|block|crypto|Documentation|drivers|fs|include|init|ipc|kernel|lib|mm|net|scripts|security|sound|tools|virt)$ ]] && return 0; }
 		# shellcheck disable=SC2086 # a glob, on purpose
 		compgen -G "$base/$p" >/dev/null && return 0
-		# A program the lab builds from its source (lab/.../xtrace-stalls).
+		# A program the lab builds from its source (lab/.../evtchn-stress).
 		[[ ! -f $base/$p.c ]] || return 0
 	done
 	return 1

@@ -47,17 +47,12 @@ elif [[ $arch == x86_64 ]]; then
 	lean=1
 elif [[ $arch == i386 ]]; then
 	# 32-bit x86: 32-bit event words (1024 ports).  XEN needs PAE, a
-	# generic or P4-class CPU and the local APIC (SMP brings it).  With
-	# lab/xen/xen-test-x86_32.config (which sets them too) the kernel is
-	# also the 32-bit PVH guest of make xen-test DOMU=pvh32.
-	if [[ ${KUNIT_XEN_TEST:-1} == 1 ]]; then
-		args+=(--kunitconfig="$ROOT/lab/xen/xen-test-x86_32.config")
-	else
-		for opt in HYPERVISOR_GUEST PARAVIRT X86_PAE X86_GENERIC SMP; do
-			args+=(--kconfig_add "CONFIG_$opt=y")
-		done
-		lean=1
-	fi
+	# generic or P4-class CPU and the local APIC (SMP brings it).  The
+	# kernel only runs the suite (no live test boots it).
+	for opt in HYPERVISOR_GUEST PARAVIRT X86_PAE X86_GENERIC SMP; do
+		args+=(--kconfig_add "CONFIG_$opt=y")
+	done
+	lean=1
 	# In the older bases (6.1, 6.12) PAE comes with the 64 GB highmem
 	# choice (7.3 has no HIGHMEM64G).
 	if grep -qx 'config HIGHMEM64G' "$LINUX/arch/x86/Kconfig"; then

@@ -51,10 +51,9 @@ XEN_TEST_ALL_ARCHES=$(arches_with xen)
 # make check's live runs (XEN_TEST_ARCHS, live_run): x86_64 on Debian 12's
 # Xen 4.17 and on Debian 13's 4.20, 32-bit Arm on 4.17 (Debian 13 has no
 # Xen for armhf), and on the 7.3 base (below) the 32-bit Arm guest of
-# arm64 Xen 4.17, with the width bug stage in the guest, and the 32-bit
-# PVH guest of x86_64 Xen 4.17 (the tcg-debug hypervisor, one TCG
-# thread: its defaults).  The 64-bit x86 guests are PV: a 64-bit PVH
-# guest's state is corrupted under QEMU's TCG (docs/live-xen.md).
+# arm64 Xen 4.17, with the width bug stage in the guest.  The x86 guests
+# are PV: a PVH guest's state is corrupted under QEMU's TCG
+# (docs/live-xen.md).
 XEN_TEST_DEFAULT_RUNS="x86_64 x86_64:4.20 arm"
 BISECT_ALL_VARIANTS="x86_64 i386 arm x86_64-m x86_64-clang"
 # lib_init: what every script calls once it has sourced this file (which
@@ -69,8 +68,8 @@ lib_init() {
 	SERIES_BASE=${BASE:-${SERIES_BASE:-$MAIN_BASE}}
 	unset BASE
 	export SERIES_BASE
-	[[ $SERIES_BASE != "$MAIN_BASE" || $XEN_TEST_DEFAULT_RUNS == *pvh32* ]] ||
-		XEN_TEST_DEFAULT_RUNS+=" arm64:4.17:arm32 x86_64:4.17:pvh32"
+	[[ $SERIES_BASE != "$MAIN_BASE" || $XEN_TEST_DEFAULT_RUNS == *arm64:4.17:arm32* ]] ||
+		XEN_TEST_DEFAULT_RUNS+=" arm64:4.17:arm32"
 	if [[ $SERIES_BASE == "$MAIN_BASE" ]]; then
 		BASE_PIN=$ROOT/BASE
 		BASE_VARIANT=
@@ -827,10 +826,6 @@ xen_test_args() {
 		{ echo "XEN_TEST_FAULT=$v acts on event 100: XEN_TEST_EVENTS=$events is too few"; return; }
 	v=${XEN_TEST_GUEST_FAULTS:-1}
 	[[ $v == [01] ]] || { echo "XEN_TEST_GUEST_FAULTS=$v: 0 or 1"; return; }
-	v=${XEN_TEST_TRACE:-0}
-	[[ $v == [01] ]] || { echo "XEN_TEST_TRACE=$v: 0 or 1"; return; }
-	[[ $v == 0 || $arch == x86_64 ]] ||
-		{ echo "XEN_TEST_TRACE=1 needs ARCH=x86_64 (the marks are x86 PV hypercall records), not $arch"; return; }
 	v=${XEN_TEST_SAVE:-}
 	[[ -z $v || $v == [01] ]] || { echo "XEN_TEST_SAVE=$v: 0 or 1"; return; }
 	[[ $v != 1 ]] || [[ $arch == x86_64 && ${XEN_TEST_GUEST_FAULTS:-1} == 1 ]] ||
@@ -852,15 +847,11 @@ xen_test_args() {
 	[[ $v == @(4.17|4.20) ]] || { echo "XEN=$v: 4.17 (Debian 12's Xen) or 4.20 (Debian 13's)"; return; }
 	[[ $v != 4.20 || $arch != arm ]] ||
 		{ echo "XEN=4.20 needs ARCH=x86_64 or arm64 (Debian 13 has no Xen for armhf), not arm"; return; }
-	v=${XEN_HV:-debian}
-	[[ $v == @(debian|tcg-debug) ]] || { echo "XEN_HV=$v: debian or tcg-debug"; return; }
-	[[ $v == debian ]] || [[ $arch == x86_64 && ${XEN:-4.17} == 4.17 ]] ||
-		{ echo "XEN_HV=tcg-debug needs ARCH=x86_64 and XEN=4.17 (its patches are for Xen 4.17's SVM code)"; return; }
 	v=${XEN_TEST_QEMU:-host}
 	[[ $v == @(host|backports) ]] || { echo "XEN_TEST_QEMU=$v: host or backports"; return; }
 	v=${DOMU:-pv}
-	[[ $v == @(pv|pvh|pvh32|arm32) ]] || { echo "DOMU=$v: pv, pvh or pvh32 (x86_64), arm32 (arm64)"; return; }
-	[[ $v != @(pvh|pvh32) || $arch == x86_64 ]] ||
+	[[ $v == @(pv|pvh|arm32) ]] || { echo "DOMU=$v: pv or pvh (x86_64), arm32 (arm64)"; return; }
+	[[ $v != pvh || $arch == x86_64 ]] ||
 		{ echo "DOMU=$v needs ARCH=x86_64 (on Arm the guest is an Arm guest), not $arch"; return; }
 	[[ $v != arm32 || $arch == arm64 ]] ||
 		{ echo "DOMU=arm32 needs ARCH=arm64 (a 32-bit Arm guest of Xen arm64), not $arch"; return; }

@@ -26,8 +26,8 @@
 # The rig's variables, one structure by convention:
 # - set by the caller before rig_init: XEN_ARCH (default x86_64), XEN
 #   (4.17, the default, or 4.20), PKG and
-#   PKG_KIND (a DEB= or IMAGE= kernel), GUEST32 (1: a 32-bit guest, PVH
-#   on x86_64, AArch32 on arm64: guest32_prepare; default 0), XEN_TEST_QEMU
+#   PKG_KIND (a DEB= or IMAGE= kernel), GUEST32 (1: a 32-bit guest,
+#   AArch32 on arm64: guest32_prepare; default 0), XEN_TEST_QEMU
 #   (QEMU_FROM: host or backports);
 # - set by rig_init, read-only after it (its callers read them too): the
 #   machine (QEMU, DEB_ARCH, TRIPLET, KIMAGE, FOREIGN, SFX, LOAD_*), the
@@ -125,10 +125,8 @@ rig_init() {
 	((!FOREIGN)) || LIB_PKGS+=(busybox-static)
 	XEN_BIN=/usr/lib/xen-$XEN_SERIES/bin
 	XEN_TOOLS=(xl xenstored xenconsoled xen-init-dom0)
-	# xl save and restore run it (x86 only: Xen on Arm cannot save a
-	# guest); xentrace, Xen's trace (make xen-test XEN_TEST_TRACE=1: the
-	# marks of evtchn-stress --xen-marks are x86 PV hypercall records).
-	[[ $XEN_ARCH != x86_64 ]] || XEN_TOOLS+=(libxl-save-helper xentrace)
+	# xl save and restore run it (x86 only: Xen on Arm cannot save a guest).
+	[[ $XEN_ARCH != x86_64 ]] || XEN_TOOLS+=(libxl-save-helper)
 	# What the kernel needs for every stage (lab/xen/xen-test.config): built
 	# in, and built in or (in a package) as modules.
 	KCONFIG_BUILTIN=(XEN_DOM0 HVC_XEN XEN_BACKEND UNIX UNIX98_PTYS
@@ -175,7 +173,7 @@ rig_init() {
 		DOMU_CFG=domU-arm.cfg
 		DOM0_KERNEL=$XBUILD/dom0-root/xen-test/kernel
 	fi
-	# make xen-test DOMU=pvh32 or arm32 sets GUEST32=1: a 32-bit guest
+	# make xen-test DOMU=arm32 sets GUEST32=1: a 32-bit guest
 	# (guest32_prepare).
 	GUEST32=${GUEST32:-0}
 	# XEN_TEST_QEMU=host|backports: the host's QEMU (Debian 12's 7.2) or
@@ -183,16 +181,11 @@ rig_init() {
 	# arm64 takes the backport by default: QEMU 7.2 aborts under it
 	# (docs/live-xen.md).
 	QEMU_FROM=${XEN_TEST_QEMU:-$([[ $XEN_ARCH == arm64 && $GUEST32 == 1 ]] && echo backports || echo host)}
-	# The 32-bit PVH guest's defaults (docs/live-xen.md): on Xen 4.17 the
-	# tcg-debug hypervisor (under Debian's, QEMU's TCG keeps it at its
-	# first CPUID) and, for make xen-test (TCG: XEN_TEST_TCG=multi|single),
-	# one TCG thread (with a thread per vCPU QEMU's SVM breaks its state
-	# in about half the runs, in one thread in none seen).
-	XEN_HV=${XEN_HV:-$([[ ${DOMU:-pv} == pvh32 && $XEN_SERIES == 4.17 ]] && echo tcg-debug || echo debian)}
-	TCG=${XEN_TEST_TCG:-$([[ ${DOMU:-pv} == pvh32 ]] && echo single || echo multi)}
+	# QEMU's TCG for make xen-test (XEN_TEST_TCG=multi|single): a thread
+	# per vCPU, or one for all.
+	TCG=${XEN_TEST_TCG:-multi}
 	GUEST32_IMAGE='' GUEST32_MAP='' GUEST32_CONFIG=''
 	QEMU_PID=
-	XEN_HV_VERSION=
 	# A caller's settings for run_qemu (see above).
 	QEMU_MEM=2048
 	QEMU_EXTRA=()
@@ -454,8 +447,8 @@ build_stress() {
 		die "$STRESS_DIR/evtchn-stress.c missing"
 	mkdir -p "$(dirname "$STRESS")"
 	make -C "$STRESS_DIR" -s OUTPUT="$(dirname "$STRESS")/" CFLAGS=-O2 \
-		CC="$(cross_prefix "$XEN_ARCH")gcc" LDFLAGS=-static evtchn-stress xtrace-stalls >>"$PREPLOG" 2>&1 ||
-		die "cannot build evtchn-stress and xtrace-stalls (see $PREPLOG)"
+		CC="$(cross_prefix "$XEN_ARCH")gcc" LDFLAGS=-static evtchn-stress >>"$PREPLOG" 2>&1 ||
+		die "cannot build evtchn-stress (see $PREPLOG)"
 	[[ -x $STRESS ]] || die "$STRESS missing after make evtchn-stress"
 	# evtchn-restore (the restore stage's guests: x86 PV, where Xen can
 	# save a guest), static on Debian's libxen-dev.
@@ -496,37 +489,22 @@ live_module() {
 }
 
 # ------------------------------------------------- the 32-bit guests ---
-# GUEST32=1: the guest is a 32-bit kernel of dom0's architecture family.
-# make xen-test DOMU=pvh32 (x86_64): the i386 KUnit kernel (build/
-# kunit-i386, configured with lab/xen/xen-test-x86_32.config) as a
-# 32-bit PVH guest.  DOMU=arm32 (arm64): the arm KUnit kernel (build/
+# GUEST32=1: the guest is a 32-bit kernel of dom0's architecture family:
+# make xen-test DOMU=arm32 (arm64), the arm KUnit kernel (build/
 # kunit-arm, lab/xen/xen-test-arm.config) as an AArch32 guest of Xen
-# arm64.  Either is built by mk/kunit.sh when missing or older than its
+# arm64.  It is built by mk/kunit.sh when missing or older than its
 # sources, and gets an initramfs of its own (build/xen[-ARCH]/
-# domU32.cpio.gz): Debian's busybox-static of its architecture (i386,
-# armhf), downloaded under a private APT configuration in build/xen[-
-# ARCH]/DEBARCH (the host's apt sources and dpkg architectures stay as
-# they are), evtchn-stress built for it, and the live KUnit module built
-# against its kernel.  On x86 evtchn-stress is built with gcc -m32
-# (Debian packages libc6-dev-i386 and lib32gcc-12-dev; the kernel's UAPI
-# <asm/...> headers are the host's x86_64 ones, which serve both widths:
-# gcc-multilib, which would provide them, conflicts with the cross
-# compilers); on Arm with arm-linux-gnueabihf-gcc.  Sets GUEST32_IMAGE and
-# GUEST32_MAP (its System.map, for dom0's diagnostics) and GUEST32_CONFIG
-# (its .config, for the width bug stage's kernels); build_initramfs
-# puts them, the initramfs and lab/xen/domU-{pvh32,arm32}.cfg in dom0's
-# /xen-test.
+# domU32.cpio.gz): Debian's busybox-static for armhf, downloaded under a
+# private APT configuration in build/xen[-ARCH]/armhf (the host's apt
+# sources and dpkg architectures stay as they are), evtchn-stress built
+# for it with arm-linux-gnueabihf-gcc, and the live KUnit module built
+# against its kernel.  Sets GUEST32_IMAGE and GUEST32_MAP (its
+# System.map, for dom0's diagnostics) and GUEST32_CONFIG (its .config,
+# for the width bug stage's kernels); build_initramfs puts them, the
+# initramfs and lab/xen/domU-arm32.cfg in dom0's /xen-test.
 guest32_prepare() {
 	local karch debarch img frag kdir bb apt opt opts=() make_args=()
-	local inc=$XBUILD/stress32/include
 	case $XEN_ARCH in
-	x86_64)
-		karch=i386 frag=xen-test-x86_32.config
-		opts=(XEN_PVH)
-		mkdir -p "$inc"
-		ln -sfn "/usr/include/$TRIPLET/asm" "$inc/asm"
-		make_args=(CFLAGS="-O2 -m32" CC=gcc LDFLAGS="-static -m32" KHDR_INCLUDES="-I$inc")
-		;;
 	arm64)
 		karch=arm frag=xen-test-arm.config
 		opts=(XEN SMP)
@@ -540,7 +518,7 @@ guest32_prepare() {
 	# kernel's build.
 	mkdir -p "$XBUILD/stress32"
 	make -C "$STRESS_DIR" -s OUTPUT="$XBUILD/stress32/" "${make_args[@]}" \
-		evtchn-stress xtrace-stalls >>"$PREPLOG" 2>&1 ||
+		evtchn-stress >>"$PREPLOG" 2>&1 ||
 		die "cannot build evtchn-stress for $karch with ${make_args[*]:0:2} (Debian packages: mk/packages; see $PREPLOG)"
 	if [[ ! -x $bb ]]; then
 		say "fetching Debian's busybox-static for $debarch (private APT configuration in ${apt#"$ROOT"/})"
@@ -654,8 +632,8 @@ stage_libs_foreign() {
 
 # busybox_root DIR INIT [BUSYBOX STRESS KO]: a fresh tree in DIR with
 # busybox, INIT as /init and the usual directories (the init installs the
-# applet links), evtchn-stress (and xtrace-stalls beside it) and the live
-# KUnit module; by default the rig's (the 32-bit guest's are its own).
+# applet links), evtchn-stress and the live KUnit module; by default the
+# rig's (the 32-bit guest's are its own).
 busybox_root() {
 	local dir=$1 bb=${3:-} stress=${4:-$STRESS} ko=${5:-$LIVE_KO}
 	if [[ -z $bb ]]; then
@@ -668,7 +646,6 @@ busybox_root() {
 	ln -s busybox "$dir/bin/sh"
 	install -m 755 "$2" "$dir/init"
 	install -m 755 "$stress" "$dir/usr/bin/evtchn-stress"
-	install -m 755 "$(dirname "$stress")/xtrace-stalls" "$dir/usr/bin/xtrace-stalls"
 	# series (c)'s reproducer, built beside evtchn-stress on x86_64
 	# (build_stress), for the restore stage's guests.
 	[[ ! -x $(dirname "$stress")/evtchn-restore ]] ||
@@ -803,13 +780,9 @@ build_initramfs() {
 	install -m 644 "$LAB/$DOMU_CFG" "$r/xen-test/domU.cfg"
 	# The PVH guest (make xen-test DOMU=pvh: dom0-init's xentest.domu=pvh).
 	((FOREIGN)) || install -m 644 "$LAB/domU-pvh.cfg" "$r/xen-test/domU-pvh.cfg"
-	# The 32-bit guest (DOMU=pvh32, arm32): its kernel and initramfs.
+	# The 32-bit guest (DOMU=arm32): its kernel and initramfs.
 	if ((GUEST32)); then
-		if ((FOREIGN)); then
-			install -m 644 "$LAB/domU-arm32.cfg" "$r/xen-test/domU-arm32.cfg"
-		else
-			install -m 644 "$LAB/domU-pvh32.cfg" "$r/xen-test/domU-pvh32.cfg"
-		fi
+		install -m 644 "$LAB/domU-arm32.cfg" "$r/xen-test/domU-arm32.cfg"
 		install -m 644 "$GUEST32_IMAGE" "$r/xen-test/kernel32"
 		install -m 644 "$XBUILD/domU32.cpio.gz" "$r/xen-test/domU32.cpio.gz"
 		[[ ! -f $GUEST32_MAP ]] || install -m 644 "$GUEST32_MAP" "$r/xen-test/System.map32"
@@ -855,8 +828,6 @@ run_qemu() {
 	rm -f "$raw"
 	local hv
 	hv=$(<"$XROOT/.version")
-	[[ -z $XEN_HV_VERSION ]] ||
-		hv="$XEN_HV_VERSION from source with lab/xen/hv's patches (XEN_HV=tcg-debug), tools $hv"
 	say "booting Xen $hv ($DEB_ARCH) + dom0 under QEMU (TCG, 2 vCPUs; hard limit ${timeout}s)"
 	if ((FOREIGN)); then
 		boot=(-device "guest-loader,addr=$LOAD_KERNEL,kernel=$kernel,bootargs=$args"
@@ -900,19 +871,8 @@ rig_prepare() {
 	check_kernel
 	build_live_module
 	fetch_xen
-	[[ ${XEN_HV:-debian} == debian ]] || build_xen_hv
 	[[ $QEMU_FROM != backports ]] || fetch_qemu_backports
 	build_stress
-}
-
-# build_xen_hv: XEN_HV=tcg-debug: the hypervisor QEMU boots is Xen 4.17
-# built from Debian's source with lab/xen/hv's patches (mk/xen-hv.sh, in
-# build/xen/hv), not Debian's binary; the tools stay Debian's.
-build_xen_hv() {
-	"$ROOT/mk/xen-hv.sh" "$XBUILD/hv" "$XROOT/boot/xen-$XEN_SERIES-amd64.config" ||
-		die "cannot build the tcg-debug hypervisor (XEN_HV=tcg-debug; see $LOGS/xen-hv.log)"
-	XEN_ELF=$XBUILD/hv/xen.elf
-	XEN_HV_VERSION=$(cut -d' ' -f1 "$XBUILD/hv/stamp")
 }
 
 # fetch_qemu_backports: QEMU_FROM=backports: Debian's QEMU from

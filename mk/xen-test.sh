@@ -48,8 +48,8 @@
 # stage (dom0: those lab/xen/dom0.lsmod names; the guest:
 # xen-evtchn); the KUnit stages are reported as not run, not as passed
 # (the live suite's module is built for the test kernel only).
-# With DOMU=pvh32 or arm32 only dom0 is the package's kernel: the guest
-# is the 32-bit test kernel, with its KUnit stage.
+# With DOMU=arm32 only dom0 is the package's kernel: the guest is the
+# 32-bit test kernel, with its KUnit stage.
 # IMAGE=path/to/bzImage (e.g. build/out/bzImage from 'make') boots that
 # image the same way, its configuration the "config" beside it (or
 # IMAGE_CONFIG=path), its modules the modules-*.tar.xz beside it if any.
@@ -66,13 +66,13 @@
 # diagnostics of a stuck guest run only when the exchange stops advancing.
 #
 # Environment: XEN_TEST_TIMEOUT (QEMU's hard limit, seconds, default 600;
-# 900 with a 32-bit guest, 1500 on Arm, 2400 on Arm with a 32-bit guest),
+# 1500 on Arm, 2400 on Arm with a 32-bit guest),
 # XEN_TEST_EVENTS (events exchanged, default 10000, 2000 on Arm), XEN_TEST_NO_BUILD=1
 # (use the KUnit kernel as it is, never rebuild it), XEN_TEST_LOAD=N (N
 # busy processes per host core beside QEMU, default 0: the test under
 # load; XEN_TEST_LOAD_NICE=N their nice value, default 0), XEN_TEST_TCG=
 # multi|single (QEMU's TCG with a thread per vCPU, the default, or one
-# thread for all, the default with DOMU=pvh32), XEN_TEST_FAULT=late|stall|lost (test only: the guest answers its
+# thread for all), XEN_TEST_FAULT=late|stall|lost (test only: the guest answers its
 # event 100 8 s late, or 30 s late, so that dom0's diagnostics run, or
 # never; the exchange must then pass with one late event, or fail with
 # one lost), XEN_TEST_GUEST_FAULTS=0 (no guest-faults stage: by default
@@ -81,9 +81,7 @@
 # each and lose nothing), XEN_TEST_SAVE=0|1 (the save and restore among
 # them: on by default on x86 with the test kernel, off with DEB= or
 # IMAGE=, whose kernels may not have series (c)'s fixes, patches 0005
-# and 0006), XEN_TEST_TRACE=1 (x86: Xen's trace of the exchange, xentrace,
-# with evtchn-stress's marks; lab/xen-evtchn/xtrace-stalls says where
-# each round trip of 500 ms or more went: a "Xen trace" stage).
+# and 0006).
 set -eEuo pipefail
 # shellcheck source=mk/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -112,15 +110,13 @@ unset DEB IMAGE
 err=$(xen_test_args "${XEN_ARCH:-x86_64}" "$PKG")
 [[ -z $err ]] || die "$err"
 GUEST32=0
-[[ ${DOMU:-pv} != @(pvh32|arm32) ]] || GUEST32=1
+[[ ${DOMU:-pv} != arm32 ]] || GUEST32=1
 rig_init '' # the default directory
 verdict_init
 # Under TCG an Arm machine runs several times slower than an x86 one:
 # longer limits there, and a longer wait for an event in evtchn-stress.
-# A 32-bit guest runs a stress of its own too: 900 s on x86, 2400 s on
-# Arm.
+# A 32-bit guest runs a stress of its own too: 2400 s on Arm.
 TIMEOUT=600
-((!GUEST32)) || TIMEOUT=900
 ((!FOREIGN)) || TIMEOUT=$( ((GUEST32)) && echo 2400 || echo 1500)
 TIMEOUT=${XEN_TEST_TIMEOUT:-$TIMEOUT}
 STRESS_TIMEOUT_MS=$( ((FOREIGN)) && echo 20000 || echo 2000)
@@ -132,7 +128,7 @@ EVENTS=${XEN_TEST_EVENTS:-$( ((FOREIGN)) && echo 2000 || echo 10000)}
 STRESS_PORTS=${XEN_TEST_PORTS:-max}
 LOAD=${XEN_TEST_LOAD:-0}
 LOAD_NICE=${XEN_TEST_LOAD_NICE:-0}
-# TCG: rig_init's, from XEN_TEST_TCG or the guest's default.
+# TCG: rig_init's, from XEN_TEST_TCG (multi by default).
 [[ $TCG != single ]] || QEMU=("${QEMU[@]/#tcg/tcg,thread=single}")
 # Named threads ("CPU 0/TCG"), for qemu_tick's view of them.
 QEMU_EXTRA+=(-name "xen-test,debug-threads=on")
@@ -142,10 +138,6 @@ DOM0_ARGS+=" xentest.guest=$((TIMEOUT / 2)) xentest.timeout=$STRESS_TIMEOUT_MS x
 GUEST_FAULTS=${XEN_TEST_GUEST_FAULTS:-1}
 DOM0_ARGS+=" xentest.lost=60000 xentest.fault=$FAULT xentest.faults=$GUEST_FAULTS"
 FAULTS=$GUEST_FAULTS
-# XEN_TEST_TRACE=1: Xen's trace of the exchange (x86: evtchn-stress's
-# marks are PV hypercall records), read by lab/xen-evtchn/xtrace-stalls.
-TRACE=${XEN_TEST_TRACE:-0}
-DOM0_ARGS+=" xentest.trace=$TRACE"
 # The guest saved and restored during the exchange (x86: Xen on Arm cannot
 # save a guest), by default with the test kernel, whose series (c)
 # (patches 0005 and 0006) fixes the BUG and the lost ports that the
@@ -153,18 +145,15 @@ DOM0_ARGS+=" xentest.trace=$TRACE"
 SAVE=${XEN_TEST_SAVE:-$([[ $XEN_ARCH == x86_64 && -z $PKG && $FAULTS == 1 ]] && echo 1 || echo 0)}
 DOM0_ARGS+=" xentest.save=$SAVE"
 # DOMU=pvh: the guest is PVH (lab/xen/domU-pvh.cfg): events reach the scan
-# through the HVM upcall, the callback vector (x86 only).  DOMU=pvh32: a
-# 32-bit PVH guest, the i386 KUnit kernel (lab/xen/domU-pvh32.cfg,
-# guest32_prepare in mk/xen-rig.sh), 32-bit event words, which runs
-# evtchn-stress loop itself over every free port up to 1023 (a "domU
-# stress" stage).  DOMU=arm32 (arm64): a 32-bit Arm guest of Xen arm64,
-# the arm KUnit kernel (lab/xen/domU-arm32.cfg, guest32_prepare), whose
+# through the HVM upcall, the callback vector (x86 only).  DOMU=arm32
+# (arm64): a 32-bit Arm guest of Xen arm64, the arm KUnit kernel
+# (lab/xen/domU-arm32.cfg, guest32_prepare in mk/xen-rig.sh), whose
 # xen_ulong_t is 64 bits and unsigned long 32 (patch 1's geometry), with
-# a stress of its own over every free port up to 4095.
+# a stress of its own over every free port up to 4095 (a "domU stress"
+# stage).
 DOM0_ARGS+=" xentest.domu=${DOMU:-pv}"
 case ${DOMU:-pv} in
 pvh) GUEST_KIND=PVH ;;
-pvh32) GUEST_KIND=PVH32 ;;
 arm32) GUEST_KIND=ARM32 ;;
 esac
 

@@ -50,7 +50,6 @@ static const char usage_text[] =
 "       " PROG " peer --domid D --port P [--ctl-port C] [--count N]\n"
 "                     [--timeout-ms N] [--lost-ms N] [--max-secs N]\n"
 "                     [--progress FILE] [--hold FILE] [--reconnect FILE]\n"
-"                     [--xen-marks]\n"
 "       " PROG " width [--rounds N] [--max-lost N] [--timeout-ms N]\n"
 "                      [--lost-ms N] [--max-secs N] [--self-domid D]\n"
 "\n"
@@ -82,10 +81,6 @@ static const char usage_text[] =
 "       \"DOMID P C N\" (serve's restored line, with the new domid),\n"
 "       removes it and binds the new ports; the event in flight is sent\n"
 "       again, or, if serve had answered it (N), counted as answered.\n"
-"--xen-marks (peer): mark each event in Xen's trace (xentrace): a\n"
-"       sched_op hypercall Xen refuses and traces, cmd 0x7eKNNNNN: K 1\n"
-"       peer sends event N, 3 peer has the answer (lab/xen-evtchn/\n"
-"       xtrace-stalls reads them).  Needs dom0's /dev/xen/privcmd.\n"
 "width  one receiving port in each word 32-63 and a row of them in words\n"
 "       1-31, on vCPU 0; from vCPU 1, --rounds (20000) rounds each raise\n"
 "       a low and a high one together.  A high port not delivered is\n"
@@ -140,7 +135,7 @@ static void set_times(int *timeout, int *lost, int timeout_opt, int lost_opt)
 enum { O_PORTS = 256, O_SENDS, O_TIMEOUT, O_FLOOD, O_MAXSECS, O_SELF,
 	O_DOMID, O_PORT, O_COUNT, O_WAIT, O_ROUNDS, O_MAXLOST, O_LOST,
 	O_CTL, O_PROGRESS, O_DELAY_AT, O_DELAY_MS, O_DROP_AT, O_HOLD,
-	O_FOLLOW, O_RECONNECT, O_MARKS, O_HELP };
+	O_FOLLOW, O_RECONNECT, O_HELP };
 
 static const struct option options[] = {
 	{ "ports", required_argument, NULL, O_PORTS },
@@ -164,7 +159,6 @@ static const struct option options[] = {
 	{ "hold", required_argument, NULL, O_HOLD },
 	{ "follow-restore", no_argument, NULL, O_FOLLOW },
 	{ "reconnect", required_argument, NULL, O_RECONNECT },
-	{ "xen-marks", no_argument, NULL, O_MARKS },
 	{ "help", no_argument, NULL, O_HELP },
 	{ NULL, 0, NULL, 0 }
 };
@@ -173,7 +167,7 @@ static const struct option options[] = {
 static const char *const mode_opts[] = {
 	"ports sends timeout-ms lost-ms flood-secs max-secs self-domid",
 	"domid count timeout-ms lost-ms wait-secs delay-at delay-ms drop-at follow-restore",
-	"domid port ctl-port count timeout-ms lost-ms max-secs progress hold reconnect xen-marks",
+	"domid port ctl-port count timeout-ms lost-ms max-secs progress hold reconnect",
 	"rounds max-lost timeout-ms lost-ms max-secs self-domid",
 };
 
@@ -269,9 +263,6 @@ int main(int argc, char **argv)
 			break;
 		case O_RECONNECT:
 			ex.reconnect = file_arg(name, optarg);
-			break;
-		case O_MARKS:
-			ex.marks = true;
 			break;
 		case O_DROP_AT:
 			ex.drop_at = num_arg(name, optarg, 1, 1000000000);

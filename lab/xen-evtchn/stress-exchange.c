@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "stress.h"
@@ -171,51 +170,6 @@ static long xs_domid(void)
 	}
 	close(fd);
 	return v;
-}
-
-#define DEV_PRIVCMD	"/dev/xen/privcmd"
-#define HC_SCHED_OP	29		/* __HYPERVISOR_sched_op */
-#define XEN_MARK	0x7e000000U	/* no such sched_op: -ENOSYS */
-
-/*
- * <xen/privcmd.h>'s, which the toolchain's copy cannot give: it includes
- * <xen/interface/xen.h>, which only the kernel has.
- */
-struct privcmd_hypercall {
-	uint64_t op;
-	uint64_t arg[5];
-};
-#define IOCTL_PRIVCMD_HYPERCALL \
-	_IOC(_IOC_NONE, 'P', 0, sizeof(struct privcmd_hypercall))
-
-/* 2 is left for the guest's side, which xtrace-stalls finds otherwise. */
-enum { MARK_SENT = 1, MARK_ANSWERED = 3 };
-
-/*
- * --xen-marks: put event @k's moment @kind into Xen's trace: a sched_op
- * hypercall whose cmd (0x7e000000 | kind << 20 | k's low 20 bits) no
- * Xen knows: it returns -ENOSYS, and its trace record
- * (TRC_PV_HYPERCALL_V2, x86 PV) keeps the cmd, on Xen's clock.
- */
-static void xen_mark(unsigned int kind, unsigned long long k)
-{
-	static int fd = -1;
-	struct privcmd_hypercall h = {
-		.op = HC_SCHED_OP,
-		.arg = { XEN_MARK | kind << 20 | (k & 0xfffff) },
-	};
-
-	if (!ex.marks)
-		return;
-	if (fd < 0) {
-		fd = open(DEV_PRIVCMD, O_RDWR | O_CLOEXEC);
-		if (fd < 0)
-			fail_exit("--xen-marks: cannot open %s: %s", DEV_PRIVCMD,
-				  strerror(errno));
-	}
-	if (ioctl(fd, IOCTL_PRIVCMD_HYPERCALL, &h) >= 0 || errno != ENOSYS)
-		fail_exit("--xen-marks: sched_op %#x did not fail with ENOSYS: %s",
-			  (unsigned int)h.arg[0], strerror(errno));
 }
 
 /*
@@ -433,7 +387,6 @@ int run_exchange(bool serve, unsigned int domid, unsigned int rport,
 				stopped = true;
 				break;
 			}
-			xen_mark(MARK_SENT, i + 1);
 			t0 = now_ns();
 			ec_notify(ch.fd, ch.port);
 			sent++;
@@ -505,8 +458,6 @@ again:
 		tn = now_ns();
 		ns = tn - t0;
 		received++;
-		if (!serve)
-			xen_mark(MARK_ANSWERED, i + 1);
 		if (ta && got == GOT_PORT && ncpu && read_steal(st_b) == ncpu) {
 			unsigned long long d = tn - ta;
 

@@ -121,7 +121,6 @@ struct ex_opts {
 	const char *hold;		/* peer: go on past --count while it exists */
 	bool follow;			/* serve: --follow-restore */
 	const char *reconnect;		/* peer: --reconnect FILE */
-	bool marks;			/* --xen-marks */
 };
 extern struct ex_opts ex;
 

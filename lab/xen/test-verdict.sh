@@ -13,7 +13,6 @@
 # became a module: its KTAP at boot.  tests/x86-module-serial.log is a
 # run with the module, tests/x86-pvh-serial.log one with a PVH guest,
 # tests/x86-pvh-triple-serial.log one whose PVH guest triple faulted,
-# tests/x86-pvh32-serial.log one with a 32-bit PVH guest,
 # tests/arm64-arm32-deb-serial.log a package's dom0 with a 32-bit guest,
 # tests/arm-hotplug-late-serial.log one with a vCPU late to come online,
 # tests/arm-unplug-rcu-serial.log one with a vCPU slow to unplug (see
@@ -37,9 +36,8 @@
 # a Xen line with "WARNING" must not count as a kernel splat; the Arm log judged as x86 must fail
 # its timer_first skip (allowed on Arm only); dom0 booted with the
 # built-in suite must show it skipped on Xen; bad input gets one line and
-# exit 2.  Then xtrace-stalls' own test (lab/xen-evtchn/tests/
-# xtrace-stalls-test.sh, one result).  Ends with "test-verdict: N passed, M failed"; exits 1
-# if a check failed.
+# exit 2.  Ends with "test-verdict: N passed, M failed"; exits 1 if a
+# check failed.
 
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -262,24 +260,6 @@ judge pvh-triple
 expect pvh-triple 1 "5 passed, 5 failed" "kernel splats"
 says pvh-triple 'kernel splats: FAILED: .*(XEN) d1v0 Triple fault - invoking HVM shutdown action 1'
 
-# A 32-bit PVH guest (make xen-test DOMU=pvh32, from make check):
-# tests/x86-pvh32-serial.log, a passing run (7.3.4 with the series, Xen
-# 4.17.5 built with lab/xen/hv's patches, QEMU 7.2's TCG in one thread,
-# its defaults), must pass as a 32-bit
-# PVH guest, and fail the guest's stress stage, and no other, when its
-# stress stops short of word 31 (ports 992-1023).
-cp "$here/tests/x86-pvh32-serial.log" "$tmp/pvh32-serial.log"
-judge pvh32
-expect pvh32 0 "11 passed, 0 failed"
-says pvh32 'domU boot: ok (32-bit PVH, i686, HVM callback vector, 2-level ABI, powered off)'
-says pvh32 'domU stress: 4 passed, 0 failed, 0 skipped (evtchn-stress loop: ports 13\.\.1022,'
-mutate pvh32-short 's/^evtchn-stress: ports 13\.\.1022,/evtchn-stress: ports 13..990,/' x86-pvh32-serial.log &&
-	{ judge pvh32-short; expect pvh32-short 1 "10 passed, 1 failed" "domU stress"; }
-# The tcg-debug hypervisor's word that QEMU's TCG broke the guest's state
-# is Xen's splat, even where every stage passed.
-mutate pvh32-tcg '/^xen-test: domU console end/i (XEN) tcg-debug: d1v0: host state in the guest'"'"'s VMCB: #VMEXIT 16689 on CPU0: exit 0x400' x86-pvh32-serial.log &&
-	{ judge pvh32-tcg; expect pvh32-tcg 1 "10 passed, 1 failed" "kernel splats"; }
-
 # A Debian arm64 package as dom0 and the 32-bit Arm test kernel as its
 # guest (tests/arm64-arm32-deb-serial.log: make xen-test ARCH=arm64
 # DOMU=arm32 DEB=..., Xen 4.17.7 under QEMU 10.0.2's TCG, whose guest
@@ -406,14 +386,6 @@ bad_input no-cmdline "nocmd-serial.log: no dom0 command line" "$tmp/nocmd-serial
 bad_input bad-option "unknown option '--bogus'" --bogus "$tmp/x86-serial.log"
 bad_input bad-arch "--arch must be one of x86_64 arm64 arm, not 'sparc'" --arch sparc "$tmp/x86-serial.log"
 bad_input no-status-value "--qemu-status must be a number" --qemu-status "$tmp/x86-serial.log"
-
-# Xen's trace reader for XEN_TEST_TRACE=1 (lab/xen-evtchn/xtrace-stalls):
-# its own test on a made trace with known answers, one result here.
-if "$here/../xen-evtchn/tests/xtrace-stalls-test.sh" >"$tmp/xtrace-stalls.out" 2>&1; then
-	result xtrace-stalls ""
-else
-	result xtrace-stalls "$(tail -n 1 "$tmp/xtrace-stalls.out")"
-fi
 
 echo "test-verdict: $passed passed, $failed failed"
 [[ $failed == 0 ]]
