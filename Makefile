@@ -39,7 +39,7 @@ endif
 
 # '## TARGET: what it does' above each target is what make help prints
 # (mk/check.sh checks that every target has one).
-.PHONY: help lab-help all deps tree refresh kunit replay-check check series export bisect-build clean \
+.PHONY: help lab-help all deps tree refresh kunit replay-check check lab-check series export bisect-build clean \
 	bench xen-test fuzz fuzz-long prove deb objsize ci-cold
 
 # Default: the patched, dom0-capable x86_64 kernel in build/out/
@@ -82,11 +82,17 @@ kunit: tree
 replay-check: tree
 	@mk/replay.sh check
 
-# Every test, one summary line at the end (mk/check.sh; what it runs:
-# docs/testing.md).
-## check: every test: replay, KUnit (KUNIT_CONFIGS=), shellcheck, make series, fuzzing, make prove, live on Xen
+# What CI runs (.ci/run is make check), one summary line at the end
+# (mk/check.sh; what it runs and how long: docs/testing.md).  lab-check:
+# every test, the KUnit configurations, live runs and bisect builds make
+# check leaves out, and make prove.
+## check: what CI runs: replay, KUnit x86_64 arm i386-rt, the robot's builds, make series and export, fuzzing, live on Xen 4.20 (x86_64) and Arm, the backports
 check: replay-check
 	@mk/check.sh
+
+## lab-check: every test: make check plus KUnit arm64 i386 x86_64-rt and the sanitizers, more bisect builds and live runs, make prove
+lab-check: replay-check
+	@LAB_CHECK=1 mk/check.sh
 
 # build/linux's commits back into patches/ and the new files (mk/refresh.sh;
 # BASE=V: into patches/V/), checked by rebuilding the tree from them.
@@ -189,7 +195,7 @@ prove: tree
 #= KCONFIG: a .config (or .config.xz) of ARCH for make and make deb instead of the defconfig + Xen (e.g. a Debian kernel's /boot/config-*)
 #= LSMOD: lsmod's output (or a module name a line) for make and make deb: only those modules built, the =y options kept but for those needing a dropped module (the kernel's localmodconfig; lab/xen/dom0.lsmod: what make xen-test DEB= loads)
 #= LOCALVERSION: make deb's release suffix (default -evtchn-rr)
-#- KUNIT_CONFIGS: make check's KUnit configurations (x86_64 arm64 arm i386 x86_64-rt i386-rt x86_64-san arm-san, or none)
+#- KUNIT_CONFIGS: make check's KUnit configurations (default x86_64 arm i386-rt; make lab-check: x86_64 arm64 arm i386 x86_64-rt i386-rt x86_64-san arm-san; or none)
 #= KUNIT_FILTER: make kunit's suite[.case] globs (kunit.py's filter_glob)
 #- KUNIT_KCONFIG_ADD: more options for make kunit's kernel, and for each test kernel make xen-test builds ("CONFIG_A=y CONFIG_B=y"; a kernel built with others is rebuilt)
 #- KUNIT_BUILD_DIR: another build directory for make kunit (under build/)
@@ -203,16 +209,16 @@ prove: tree
 #- SERIES_TEST: 0: make check leaves make series out
 #- EXPORT_TEST: 0: make check leaves make export out
 #- FORCE: 1: make clean removes all of build/, a kernel tree with unsaved work too
-#- BISECT: 0: make check leaves make bisect-build out
-#- BISECT_VARIANTS: make bisect-build's builds (default x86_64 i386 arm x86_64-m x86_64-clang)
-#- FUZZ: 0: make check leaves the fuzzers out
+#- BISECT: 0: make check and make lab-check leave make bisect-build out
+#- BISECT_VARIANTS: make bisect-build's builds (default x86_64 i386 arm x86_64-m x86_64-clang; make check: x86_64 i386 arm)
+#- FUZZ: 0: make check leaves the fuzzers out (a backport's make check runs none)
 #- FUZZ_SECS: seconds each fuzzer runs (default 60)
 #- FUZZ_MERGE: 1: make fuzz merges what it found into the corpora
 #- FUZZ_PASSES: make fuzz-long's passes (default 10000000)
 #- VERDICT_TEST: 0: make check leaves the xen-test verdict's self-test out
-#- PROVE: 0: make check leaves make prove out
-#- XEN_TEST: 0: make check leaves the live tests on Xen out
-#- XEN_TEST_ARCHS: make check's live runs, each ARCH[:XEN[:DOMU]] (default x86_64 x86_64:4.20 arm, and arm64:4.17:arm32 on 7.3)
+#- PROVE: 0 or 1: make prove in make check (default 0; make lab-check: 1)
+#- XEN_TEST: 0: make check leaves the live tests on Xen out (a backport's make check runs none)
+#- XEN_TEST_ARCHS: make check's live runs, each ARCH[:XEN[:DOMU]] (default x86_64:4.20 arm; make lab-check: x86_64 x86_64:4.20 arm, and arm64:4.17:arm32 on 7.3)
 #- XEN_TEST_NO_BUILD: 1: make xen-test boots the KUnit kernel as it is, never rebuilt
 #- XEN_TEST_TIMEOUT: make xen-test's limit for QEMU, seconds (600 on x86_64; 1500 on Arm, 2400 with a 32-bit guest)
 #- XEN_TEST_EVENTS: events exchanged between dom0 and the guest (10000, 2000 on Arm)

@@ -81,7 +81,7 @@ for goal in "$@"; do
 		err=$(xen_test_args "$arch" "${DEB:-}${IMAGE:-}")
 		[[ -z $err ]] || bad "$err"
 		;;
-	check)
+	check | lab-check)
 		[[ ${KUNIT_CONFIGS:-} == none ]] || each KUNIT_CONFIGS "$KUNIT_ALL_CONFIGS"
 		if [[ ${XEN_TEST:-1} != 0 ]]; then
 			for w in ${XEN_TEST_ARCHS:-$XEN_TEST_DEFAULT_RUNS}; do

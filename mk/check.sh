@@ -24,9 +24,23 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 lib_init
 
-# The configurations, in the order the default runs them.
+# make check (what CI runs) or make lab-check (LAB_CHECK=1: everything):
+# their default KUnit configurations, live runs, bisect builds and make
+# prove (mk/lib.sh).  On a backport base make check builds no kernel and
+# runs no fuzzer (the main base's make check runs them once).
 ALL_CONFIGS=$KUNIT_ALL_CONFIGS
-configs=${KUNIT_CONFIGS:-$ALL_CONFIGS}
+if [[ ${LAB_CHECK:-0} == 1 ]]; then
+	def_configs=$ALL_CONFIGS def_runs=$XEN_TEST_DEFAULT_RUNS
+	def_bisect=$BISECT_ALL_VARIANTS def_prove=1 def_live=1 def_fuzz=1
+elif [[ $SERIES_BASE == "$MAIN_BASE" ]]; then
+	def_configs=$KUNIT_CHECK_CONFIGS def_runs=$XEN_TEST_CHECK_RUNS
+	def_bisect=$BISECT_CHECK_VARIANTS def_prove=0 def_live=1 def_fuzz=1
+else
+	def_configs=none def_runs='' def_bisect=$BISECT_CHECK_VARIANTS
+	def_prove=0 def_live=0 def_fuzz=0
+fi
+export BISECT_VARIANTS=${BISECT_VARIANTS:-$def_bisect}
+configs=${KUNIT_CONFIGS:-$def_configs}
 # KUNIT_CONFIGS=none: no KUnit run (the other steps still run).
 [[ $configs != none ]] || configs=
 for cfg in $configs; do
@@ -34,8 +48,8 @@ for cfg in $configs; do
 		die "KUNIT_CONFIGS: unknown configuration '$cfg' ($ALL_CONFIGS, or none)"
 done
 # Checked here too, before any kernel is built.
-if [[ ${XEN_TEST:-1} != 0 ]]; then
-	for w in ${XEN_TEST_ARCHS:-$XEN_TEST_DEFAULT_RUNS}; do
+if [[ ${XEN_TEST:-$def_live} != 0 ]]; then
+	for w in ${XEN_TEST_ARCHS:-$def_runs}; do
 		err=$(live_run "$w") || die "$err"
 	done
 fi
@@ -205,7 +219,7 @@ run_counted doc-check docs doc-check.sh
 
 # Then the fuzzers (mk/fuzz.sh), FUZZ_SECS (60) seconds each; each target
 # counts one.  FUZZ=0 leaves them out.
-if [[ ${FUZZ:-1} != 0 ]]; then
+if [[ ${FUZZ:-$def_fuzz} != 0 ]]; then
 	say "== fuzzing (mk/fuzz.sh)"
 	run_counted fuzz fuzz fuzz.sh
 fi
@@ -252,7 +266,7 @@ fi
 # evtchn_2l_handle_events() in three geometries, about 6 minutes), with
 # the 7.3 base only: the released code it compares is 7.3's.  Each of
 # its checks counts.  PROVE=0 leaves it out.
-if [[ ${PROVE:-1} != 0 && $SERIES_BASE == "$MAIN_BASE" ]]; then
+if [[ ${PROVE:-$def_prove} != 0 && $SERIES_BASE == "$MAIN_BASE" ]]; then
 	say "== Frama-C on evtchn_2l_handle_events() (mk/prove.sh)"
 	run_counted prove prove prove.sh
 fi
@@ -264,8 +278,8 @@ fi
 # as dom0 and guest, and on arm (in dom0, or in the 32-bit guest) the
 # width bug stage (the base loses events on ports 2048-4095, the base
 # with patch 1 none); each of its stages counts.  XEN_TEST=0 leaves it out (say so in any result you quote).
-if [[ ${XEN_TEST:-1} != 0 ]]; then
-	for w in ${XEN_TEST_ARCHS:-$XEN_TEST_DEFAULT_RUNS}; do
+if [[ ${XEN_TEST:-$def_live} != 0 ]]; then
+	for w in ${XEN_TEST_ARCHS:-$def_runs}; do
 		live_run "$w" >/dev/null
 		n=$(xen_test_name "$LR_ARCH" "$LR_XEN" "$LR_DOMU")
 		say "== live on Xen $LR_XEN, $LR_ARCH, $LR_DOMU guest (mk/xen-test.sh)"
@@ -274,6 +288,29 @@ if [[ ${XEN_TEST:-1} != 0 ]]; then
 	done
 else
 	results+=("xen-live     left out (XEN_TEST=0)")
+fi
+
+# Then, on the main base, each backport's make check (as a base of its
+# own: its tree, make export, the replay tests on its events_2l.c; no
+# kernel), counted as its summary line says.  make BASE=V lab-check runs
+# a backport's KUnit kernels and live tests.
+if [[ $SERIES_BASE == "$MAIN_BASE" ]]; then
+	for pin in "$ROOT"/patches/*/BASE; do
+		v=$(basename "$(dirname "$pin")")
+		say "== the $v backport (make BASE=$v check)"
+		out=$LOGS/check-$v.out
+		status=0
+		env -u KUNIT_CONFIGS -u XEN_TEST_ARCHS -u BISECT_VARIANTS -u LAB_CHECK \
+			make -C "$ROOT" BASE="$v" check 2>&1 | tee "$out" || status=${PIPESTATUS[0]}
+		line=$(grep -oE '^check: [0-9]+ passed, [0-9]+ failed' "$out" | tail -n 1) || true
+		p=$(grep -oP '\b\K[0-9]+(?= passed)' <<<"$line" || echo 0)
+		f=$(grep -oP '\b\K[0-9]+(?= failed)' <<<"$line" || echo 0)
+		((status == 0 || f != 0)) || f=1
+		passed=$((passed + p)) failed=$((failed + f))
+		results+=("$(printf '%-12s %4d passed, %d failed  (%s)' "backport-$v" "$p" "$f" "$out")")
+		((f == 0)) || mapfile -t -O "${#why[@]}" why < <(grep -m 3 -E ': FAILED|^FAIL|  FAIL ' "$out" |
+			cut -c1-300 | sed "s|^|backport-$v: |")
+	done
 fi
 
 countfile=$LOGS/replay-check.count

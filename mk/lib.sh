@@ -56,6 +56,14 @@ XEN_TEST_ALL_ARCHES=$(arches_with xen)
 # (docs/live-xen.md).
 XEN_TEST_DEFAULT_RUNS="x86_64 x86_64:4.20 arm"
 BISECT_ALL_VARIANTS="x86_64 i386 arm x86_64-m x86_64-clang"
+# make check is what CI runs (.ci/run): on the main base these KUnit
+# configurations, live runs and bisect builds, no make prove, then each
+# backport's make check (no kernel there).  make lab-check runs all of the
+# above (KUNIT_ALL_CONFIGS, XEN_TEST_DEFAULT_RUNS, BISECT_ALL_VARIANTS,
+# make prove), and on a backport base its KUnit and live runs too.
+KUNIT_CHECK_CONFIGS="x86_64 arm i386-rt"
+XEN_TEST_CHECK_RUNS="x86_64:4.20 arm"
+BISECT_CHECK_VARIANTS="x86_64 i386 arm"
 # lib_init: what every script calls once it has sourced this file (which
 # itself only defines): the base, BASE=V (else SERIES_BASE, else 7.3),
 # handed on as SERIES_BASE and unset (the kernel's make would see it),
