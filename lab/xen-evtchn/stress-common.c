@@ -64,7 +64,7 @@ int ec_open(void)
 
 /* An ioctl that must succeed, unless @may_fail: then -errno. */
 int ec_ioctl(int fd, unsigned long req, const char *name, void *arg,
-		    bool may_fail)
+	     bool may_fail)
 {
 	int rc = ioctl(fd, req, arg);
 
@@ -83,7 +83,7 @@ int ec_bind_unbound(int fd, unsigned int remote, bool may_fail)
 }
 
 int ec_bind_interdomain(int fd, unsigned int remote,
-			       unsigned int rport, bool may_fail)
+			unsigned int rport, bool may_fail)
 {
 	struct ioctl_evtchn_bind_interdomain b = {
 		.remote_domain = remote,

@@ -337,8 +337,8 @@ static unsigned int wait_ex(bool serve, long long ms)
  * has not come --lost-ms after the send is lost, and ends the run.
  */
 int run_exchange(bool serve, unsigned int domid, unsigned int rport,
-			unsigned int rctl, unsigned long long count,
-			unsigned int wait_secs)
+		 unsigned int rctl, unsigned long long count,
+		 unsigned int wait_secs)
 {
 	unsigned long long sent = 0, received = 0, i, t0 = 0, t_start;
 	unsigned long long late = 0, worst_late_ns = 0, ns, tmo;
