@@ -216,7 +216,7 @@ prove: tree
 #- FUZZ_MERGE: 1: make fuzz merges what it found into the corpora
 #- FUZZ_PASSES: make fuzz-long's passes (default 10000000)
 #- VERDICT_TEST: 0: make check leaves the xen-test verdict's self-test out
-#- PROVE: 0 or 1: make prove in make check (default 0; make lab-check: 1)
+#- PROVE: 0 or 1: make prove (0 in make check, 1 in make lab-check)
 #- XEN_TEST: 0: make check leaves the live tests on Xen out (a backport's make check runs none)
 #- XEN_TEST_ARCHS: make check's live runs, each ARCH[:XEN[:DOMU]] (default x86_64:4.20 arm; make lab-check: x86_64 x86_64:4.20 arm, and arm64:4.17:arm32 on 7.3)
 #- XEN_TEST_NO_BUILD: 1: make xen-test boots the KUnit kernel as it is, never rebuilt

@@ -77,5 +77,24 @@ for doc in "${docs[@]}"; do
 	done < <(grep -noE "$quoted" "$doc")
 	if ((bad)); then failed=$((failed + 1)); else passed=$((passed + 1)); fi
 done
+
+# Then the defaults make help and make lab-help quote ("#= VAR: ...
+# (default D" in the Makefile), against the code: a one-word D must be
+# the code's own default, ${VAR:-D} or ${VAR-D} in mk/*.sh; a list (its
+# first word not a number) must be a constant of mk/lib.sh, NAME="D".  A
+# default that says when it applies ("1 for ARCH=arm only") is left to
+# the docs.  One result.
+bad=0
+while read -r v d; do
+	if [[ $d =~ ^[A-Za-z0-9._-]+$ ]]; then
+		grep -qF -e "\${$v:-$d}" -e "\${$v-$d}" mk/*.sh ||
+			{ echo "Makefile: $v: help says default $d, no \${$v:-$d} in mk/*.sh"; bad=1; }
+	elif [[ $d =~ ^[A-Za-z][A-Za-z0-9._:-]*( [A-Za-z0-9._:-]+)+$ ]]; then
+		grep -qE "^[A-Z_]+=\"$d\"$" mk/lib.sh ||
+			{ echo "Makefile: $v: help says default \"$d\", no constant of mk/lib.sh has it"; bad=1; }
+	fi
+done < <(sed -nE 's/^#[=-] ([A-Z0-9_]+): .*\(default ([^);,]+)[);,].*/\1 \2/p' Makefile)
+if ((bad)); then failed=$((failed + 1)); else passed=$((passed + 1)); fi
+
 echo "doc-check: $passed passed, $failed failed"
 ((failed == 0))
