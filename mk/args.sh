@@ -40,6 +40,10 @@ done
 [[ -z ${REVISION:-} || $REVISION =~ ^[1-9][0-9]*$ ]] ||
 	bad "REVISION=$REVISION: a version number (1, 2, ...)"
 
+# ARCH, whatever the goal: one of mk/arches (each goal narrows it below).
+[[ -z ${ARCH:-} ]] || arch_field "$ARCH" kunit >/dev/null ||
+	bad "ARCH=$ARCH: not an architecture of mk/arches ($(arches_with kunit))"
+
 arch=${ARCH:-x86_64}
 (($#)) || set -- all
 for goal in "$@"; do
