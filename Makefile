@@ -226,7 +226,7 @@ prove: tree
 #- XEN_TEST_WIDTH_RUNS: runs of the width bug stage (default 1)
 #- XEN_TEST_RESTORE: 0 or 1: the restore stage, series (c) live (default 1 for ARCH=x86_64 with the PV guest, without DEB= or IMAGE=)
 #= XEN: make xen-test's Xen, 4.17 (Debian 12's, the default) or 4.20 (Debian 13's; x86_64 and arm64)
-#- DOMU: make xen-test's guest: on x86_64 pv (default) or pvh (the HVM upcall path); on arm64 arm32 (the arm kernel, 32-bit)
+#- DOMU: make xen-test's guest: pv (the default; on Arm the Arm guest), or on arm64 arm32 (the arm kernel, 32-bit)
 #- XEN_TEST_PORTS: ports of dom0's evtchn-stress loop, max (every free one, the default) or an even number
 #- XEN_TEST_LOAD: busy processes per host core beside QEMU in make xen-test (default 0)
 #- XEN_TEST_LOAD_NICE: their nice value (default 0)

@@ -32,8 +32,8 @@ kunitconfig=drivers/xen/events/tests/.kunitconfig
 args=(run --arch="$arch" --build_dir="$bdir" --kunitconfig="$kunitconfig" --json="$json"
 	--jobs="$(nproc)" --make_options="CC=ccache ${cross}gcc")
 [[ -z $cross ]] || args+=(--cross_compile="$cross")
-# On x86_64 the KUnit kernel is also the live-Xen test kernel (dom0, PV and
-# PVH domU, mk/xen-test.sh): lab/xen/xen-test.config adds what that needs,
+# On x86_64 the KUnit kernel is also the live-Xen test kernel (PV dom0 and
+# domU, mk/xen-test.sh): lab/xen/xen-test.config adds what that needs,
 # CONFIG_HYPERVISOR_GUEST and CONFIG_PARAVIRT (which CONFIG_XEN needs on
 # x86) among it.  KUNIT_XEN_TEST=0 (the sanitizer build) adds just those
 # two.  The .kunitconfig stays arch-neutral.

@@ -778,8 +778,6 @@ build_initramfs() {
 	stage_xen_tools "$r"
 	mkdir -p "$r/xen-test"
 	install -m 644 "$LAB/$DOMU_CFG" "$r/xen-test/domU.cfg"
-	# The PVH guest (make xen-test DOMU=pvh: dom0-init's xentest.domu=pvh).
-	((FOREIGN)) || install -m 644 "$LAB/domU-pvh.cfg" "$r/xen-test/domU-pvh.cfg"
 	# The 32-bit guest (DOMU=arm32): its kernel and initramfs.
 	if ((GUEST32)); then
 		install -m 644 "$LAB/domU-arm32.cfg" "$r/xen-test/domU-arm32.cfg"

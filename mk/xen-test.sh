@@ -144,18 +144,13 @@ FAULTS=$GUEST_FAULTS
 # kernels as released hit there (DEB= and IMAGE=: XEN_TEST_SAVE=1 to try them).
 SAVE=${XEN_TEST_SAVE:-$([[ $XEN_ARCH == x86_64 && -z $PKG && $FAULTS == 1 ]] && echo 1 || echo 0)}
 DOM0_ARGS+=" xentest.save=$SAVE"
-# DOMU=pvh: the guest is PVH (lab/xen/domU-pvh.cfg): events reach the scan
-# through the HVM upcall, the callback vector (x86 only).  DOMU=arm32
-# (arm64): a 32-bit Arm guest of Xen arm64, the arm KUnit kernel
+# DOMU=arm32 (arm64): a 32-bit Arm guest of Xen arm64, the arm KUnit kernel
 # (lab/xen/domU-arm32.cfg, guest32_prepare in mk/xen-rig.sh), whose
 # xen_ulong_t is 64 bits and unsigned long 32 (patch 1's geometry), with
 # a stress of its own over every free port up to 4095 (a "domU stress"
 # stage).
 DOM0_ARGS+=" xentest.domu=${DOMU:-pv}"
-case ${DOMU:-pv} in
-pvh) GUEST_KIND=PVH ;;
-arm32) GUEST_KIND=ARM32 ;;
-esac
+[[ ${DOMU:-pv} != arm32 ]] || GUEST_KIND=ARM32
 
 # DEB= or IMAGE=: logs named xen-test-deb-* or -image-*, apart from the
 # test kernel's.
@@ -333,8 +328,7 @@ width_stage() {
 # first K patches, and with all of them (restore_stage says what each
 # must show).
 # XEN_TEST_RESTORE=0|1 turns it off or on (on by default for x86_64
-# with the PV guest, DOMU=pv, and without DEB= or IMAGE=: the stage's
-# guests are its own, so the PVH runs need not repeat it); figures in
+# with the PV guest, DOMU=pv, and without DEB= or IMAGE=); figures in
 # build/out/restore.txt.
 RESTORE=${XEN_TEST_RESTORE:-$([[ $XEN_ARCH == x86_64 && -z $PKG && ${DOMU:-pv} == pv ]] && echo 1 || echo 0)}
 RESTORE_PAIRS=600

@@ -41,7 +41,7 @@ verdict_init() {
 	SPLATS='WARNING:|BUG:|Oops|Call Trace|UBSAN|blocked for more than|detected stall|Kernel panic'
 	# Xen's own: a panic, a BUG, an assertion; and a guest that Xen saw
 	# crash, whose kernel may say nothing (its console just stops): a
-	# triple fault of an HVM or PVH vCPU, a domain_crash().
+	# vCPU's triple fault, a domain_crash().
 	XEN_SPLATS='\(XEN\) (Panic on CPU|Xen BUG at|Assertion .* failed|FATAL |d[0-9]+v[0-9]+ Triple fault|.*domain_crash called from)'
 	PASSED=0 FAILED=0
 	# On Arm no VIRQ_TIMER port exists (only x86 binds one): the live suite
@@ -378,14 +378,10 @@ judge() {
 		fail "domU boot" "the guest says '${abi:-no xen:events: line}', not 'Using 2-level ABI'"
 	elif ! grep -q '^xen-test: domU init done' "$du"; then
 		fail "domU boot" "the guest's init did not finish (see $du)"
-	elif [[ $GUEST_KIND == PVH ]] && ! grep -q 'Xen HVM callback vector for event delivery is enabled' "$du"; then
-		fail "domU boot" "a PVH guest without 'Xen HVM callback vector for event delivery is enabled': not the HVM upcall path (see $du)"
 	elif [[ $GUEST_KIND == ARM32 ]] && ! grep -q '^xen-test: domU machine: armv7l$' "$du"; then
 		fail "domU boot" "the 32-bit Arm guest says '$(grep -m1 '^xen-test: domU machine:' "$du" || echo 'no machine line')', not armv7l (see $du)"
 	elif [[ $GUEST_KIND == ARM32 ]]; then
 		pass "domU boot" "ok (32-bit Arm guest of Xen arm64, armv7l, 2-level ABI, powered off)"
-	elif [[ $GUEST_KIND == PVH ]]; then
-		pass "domU boot" "ok (PVH, HVM callback vector, 2-level ABI, powered off)"
 	else
 		pass "domU boot" "ok ($GUEST_KIND, 2-level ABI, powered off)"
 	fi
@@ -559,8 +555,6 @@ verdict_main() {
 	XEN_SERIES=${v:-$XEN_SERIES}
 	FAULTS=0
 	[[ $cmdline != *xentest.faults=1* ]] || FAULTS=1
-	# A PVH guest (make xen-test DOMU=pvh) must take the HVM upcall path.
-	[[ $cmdline != *xentest.domu=pvh* ]] || GUEST_KIND=PVH
 	[[ $cmdline != *xentest.domu=arm32* ]] || GUEST_KIND=ARM32
 	split_logs
 	judge

@@ -10,15 +10,11 @@
 # xen-test (x86_64, Xen 4.17.7, Linux 7.3.4 with the series, the live
 # suite as a module, with guest faults), kept as it was;
 # tests/arm-serial.log one of ARCH=arm from before the live suite became
-# a module (its KTAP at boot); tests/x86-pvh-serial.log one with a PVH
-# guest, tests/x86-pvh-triple-serial.log one whose PVH guest triple
-# faulted, tests/arm64-arm32-deb-serial.log a package's dom0 with a
-# 32-bit guest, tests/arm-hotplug-late-serial.log one with a vCPU late
-# to come online, tests/arm-unplug-rcu-serial.log one with a vCPU slow
-# to unplug (see
-# below).  Each must pass as it is, but the triple-faulted one, which
-# must fail its splat stage on Xen's line, and the 32-bit guest's, which
-# died (below); then
+# a module (its KTAP at boot); tests/arm64-arm32-deb-serial.log a
+# package's dom0 with a 32-bit guest, tests/arm-hotplug-late-serial.log
+# one with a vCPU late to come online, tests/arm-unplug-rcu-serial.log
+# one with a vCPU slow to unplug (see below).  Each must pass as it is,
+# but the 32-bit guest's, which died (below); then
 # each change below, made to a copy of the x86 log, must fail the one stage
 # it breaks and no other ("9 passed, 1 failed"): an event lost in the
 # exchange, the exchange cut short without the peer's time budget saying
@@ -187,9 +183,8 @@ mutate xen-warning '/^xen:events: Using 2-level ABI$/a (XEN) WARNING: a message 
 # a Xen 4.20 run had it) leaves that line as it was.
 mutate xen-midline '/^xen-test: domU console begin/,/^xen-test: domU console end/s/^exchange: 10000 events sent, 10000 received, 0 lost$/&(XEN) uart interrupt taking more than 4ms, switched to polling/' &&
 	{ judge xen-midline; expect xen-midline 0 "10 passed, 0 failed"; }
-# A guest that Xen saw crash (a PVH vCPU's triple fault, as a Xen 4.20
-# run under TCG had one) is a splat, though the guest's kernel said
-# nothing.
+# A guest that Xen saw crash (a vCPU's triple fault, as a Xen 4.20 run
+# under TCG had one) is a splat, though the guest's kernel said nothing.
 mutate triple-fault '/^xen-test: domU xentest-domu is domid 1$/a (XEN) d1v1 Triple fault - invoking HVM shutdown action 1' &&
 	{ judge triple-fault; expect triple-fault 1 "9 passed, 1 failed" "kernel splats"; }
 mutate domu-kunit '/^xen-test: domU console begin/,/^xen-test: domU console end/s/^    ok 3 evtchn_2l_live_test_flood_waits_a_pass$/    not ok 3 evtchn_2l_live_test_flood_waits_a_pass/' &&
@@ -236,26 +231,6 @@ mutate builtin-ran "${builtin/"ok 2 handle_events_timer_first $skip"/ok 2 handle
 	{ judge builtin-ran; expect builtin-ran 1 "9 passed, 1 failed" "dom0 KUnit"; }
 mutate builtin-none "$glob" x86-module-serial.log &&
 	{ judge builtin-none; expect builtin-none 1 "9 passed, 1 failed" "dom0 KUnit"; }
-
-# A PVH guest (make xen-test DOMU=pvh): tests/x86-pvh-serial.log, a
-# passing run (7.3.4 with the series, Xen 4.17.7, with guest faults, the
-# host busy with a kernel build), must pass as PVH, and fail the guest's
-# boot stage, and no other, without the guest's callback vector line:
-# the HVM upcall path not in use.
-cp "$here/tests/x86-pvh-serial.log" "$tmp/pvh-serial.log"
-judge pvh
-expect pvh 0 "10 passed, 0 failed"
-says pvh 'domU boot: ok (PVH, HVM callback vector, 2-level ABI, powered off)'
-mutate pvh-no-vector '/Xen HVM callback vector for event delivery is enabled/d' x86-pvh-serial.log &&
-	{ judge pvh-no-vector; expect pvh-no-vector 1 "9 passed, 1 failed" "domU boot"; }
-# A PVH guest that triple faulted as it booted (tests/x86-pvh-triple-
-# serial.log, Xen 4.17.7 under QEMU 7.2's TCG, 7.3.4 with the series): its
-# kernel said nothing, Xen's line is the splat, and the stages after it
-# fail.
-cp "$here/tests/x86-pvh-triple-serial.log" "$tmp/pvh-triple-serial.log"
-judge pvh-triple
-expect pvh-triple 1 "5 passed, 5 failed" "kernel splats"
-says pvh-triple 'kernel splats: FAILED: .*(XEN) d1v0 Triple fault - invoking HVM shutdown action 1'
 
 # A Debian arm64 package as dom0 and the 32-bit Arm test kernel as its
 # guest (tests/arm64-arm32-deb-serial.log: make xen-test ARCH=arm64
