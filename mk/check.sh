@@ -61,7 +61,17 @@ CONFIG_DEBUG_PREEMPT=y CONFIG_PROVE_LOCKING=y CONFIG_UBSAN=y
 CONFIG_XEN_DEV_EVTCHN=y CONFIG_XEN_GNTDEV=y CONFIG_XEN_GRANT_DEV_ALLOC=y"
 
 passed=0 failed=0 skipped=0
-results=()
+results=() why=()
+t0=$SECONDS
+# stage TITLE: "== TITLE", and the clock of add_result starts.
+stage() {
+	say "== $1"
+	t0=$SECONDS
+}
+# add_result LINE: LINE in the summary, after the seconds since stage.
+add_result() {
+	results+=("$(printf '%5ds  %s' $((SECONDS - t0)) "$1")")
+}
 for cfg in $configs; do
 	arch=${cfg%-san}
 	arch=${arch%-rt}
@@ -74,7 +84,7 @@ for cfg in $configs; do
 			KUNIT_XEN_TEST=0)
 		[[ $arch != x86_64 ]] || env+=(KUNIT_CPUS=2)
 	fi
-	say "== KUnit, $cfg"
+	stage "KUnit, $cfg"
 	status=0
 	# No earlier run's results: mk/kunit.sh writes them anew.
 	rm -f "$LOGS/kunit-$cfg.json"
@@ -94,16 +104,19 @@ for cfg in $configs; do
 		f=1
 	fi
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
-	results+=("$(printf '%-12s %4d passed, %d failed, %d skipped  (%s)' "$cfg" "$p" "$f" "$s" "$log")")
+	add_result "$(printf '%-12s %4d passed, %d failed, %d skipped  (%s)' "$cfg" "$p" "$f" "$s" "$log")"
 done
 
-# run_counted NAME LABEL SCRIPT: run mk/SCRIPT, its output also in
-# build/logs/NAME.out, and count its closing "NAME: N passed, M failed"
-# line (a failure without that line counts as one) as LABEL.
+# run_counted NAME LABEL COMMAND...: run COMMAND (a path relative to mk/
+# if there is such a file), its output also in build/logs/NAME.out (OUT_NAME.out if
+# set), and count its closing "NAME: N passed, M failed" line (a failure
+# without that line counts as one) as LABEL.
 run_counted() {
-	local name=$1 label=$2 script=$3 out line p f status=0
+	local name=$1 label=$2 out line p f status=0
+	shift 2
+	[[ ! -f $(dirname "$0")/$1 ]] || set -- "$(dirname "$0")/$1" "${@:2}"
 	out=$LOGS/${OUT_NAME:-$name}.out
-	"$(dirname "$0")/$script" 2>&1 | tee "$out" || status=$?
+	"$@" 2>&1 | tee "$out" || status=${PIPESTATUS[0]}
 	line=$(grep -oE "^$name: [0-9]+ passed, [0-9]+ failed" "$out" | tail -n 1) || true
 	p=$(grep -oP '\b\K[0-9]+(?= passed)' <<<"$line" || echo 0)
 	f=$(grep -oP '\b\K[0-9]+(?= failed)' <<<"$line" || echo 0)
@@ -111,29 +124,35 @@ run_counted() {
 		f=1
 	fi
 	passed=$((passed + p)) failed=$((failed + f))
-	results+=("$(printf '%-12s %4d passed, %d failed  (%s)' "$label" "$p" "$f" "$out")")
+	add_result "$(printf '%-12s %4d passed, %d failed  (%s)' "$label" "$p" "$f" "$out")"
 	# The first failure lines, repeated after the summary: CI shows only
 	# the end of the output.
 	((f == 0)) || mapfile -t -O "${#why[@]}" why < <(grep -m 3 -E ': FAILED|^FAIL|  FAIL ' "$out" |
 		cut -c1-300 | sed "s|^|$label: |")
 }
-why=()
+
+# run_one LABEL COMMAND...: COMMAND's output in build/logs/LABEL-check.out
+# (its last lines shown if it fails); counts one, passed or failed.
+run_one() {
+	local label=$1 out=$LOGS/$1-check.out
+	shift
+	if "$@" >"$out" 2>&1; then
+		passed=$((passed + 1))
+		add_result "$(printf '%-12s %4d passed, %d failed  (%s)' "$label" 1 0 "$out")"
+	else
+		tail -n 20 "$out"
+		failed=$((failed + 1))
+		add_result "$(printf '%-12s %4d passed, %d failed  (%s)' "$label" 0 1 "$out")"
+	fi
+}
 
 # Then make series as a sender who is not the commits' author would run
 # it (SIGNOFF=, by default a test identity; figures left out):
 # checkpatch --strict, kernel-doc and htmldocs must stay clean.  Counts one.  SERIES_TEST=0 leaves it out.
 if [[ ${SERIES_TEST:-1} != 0 && $SERIES_BASE == "$MAIN_BASE" ]]; then
-	say "== make series as a test sender (mk/series.sh)"
-	out=$LOGS/series-check.out
-	if SIGNOFF=${SIGNOFF:-Check Tester <check@example.org>} COVER_FIGURES=0 \
-		"$(dirname "$0")/series.sh" >"$out" 2>&1; then
-		passed=$((passed + 1))
-		results+=("$(printf '%-12s %4d passed, %d failed  (%s)' series 1 0 "$out")")
-	else
-		tail -n 20 "$out"
-		failed=$((failed + 1))
-		results+=("$(printf '%-12s %4d passed, %d failed  (%s)' series 0 1 "$out")")
-	fi
+	stage "make series as a test sender (mk/series.sh)"
+	run_one series env SIGNOFF="${SIGNOFF:-Check Tester <check@example.org>}" COVER_FIGURES=0 \
+		"$(dirname "$0")/series.sh"
 fi
 
 # Then make export (any base) as a test sender, into build/check-export
@@ -141,17 +160,9 @@ fi
 # must both give the series' tree, the one the KUnit and bisect builds
 # build.  Counts one.  EXPORT_TEST=0 leaves it out.
 if [[ ${EXPORT_TEST:-1} != 0 ]]; then
-	say "== make export as a test sender (mk/export.sh)"
-	out=$LOGS/export-check.out
-	if SIGNOFF="Check Tester <check@example.org>" DIR=$BUILD/check-export \
-		"$(dirname "$0")/export.sh" >"$out" 2>&1; then
-		passed=$((passed + 1))
-		results+=("$(printf '%-12s %4d passed, %d failed  (%s)' export 1 0 "$out")")
-	else
-		tail -n 20 "$out"
-		failed=$((failed + 1))
-		results+=("$(printf '%-12s %4d passed, %d failed  (%s)' export 0 1 "$out")")
-	fi
+	stage "make export as a test sender (mk/export.sh)"
+	run_one export env SIGNOFF="Check Tester <check@example.org>" DIR="$BUILD/check-export" \
+		"$(dirname "$0")/export.sh"
 fi
 
 # Then every commit of the series built as the kernel test robot builds a
@@ -161,13 +172,13 @@ fi
 # whole, modpost included.  Each
 # commit and build counts one.  7.3 base only; BISECT=0 leaves it out.
 if [[ ${BISECT:-1} != 0 && $SERIES_BASE == "$MAIN_BASE" ]]; then
-	say "== every commit built as the test robot builds (mk/bisect-build.sh)"
+	stage "every commit built as the test robot builds (mk/bisect-build.sh)"
 	run_counted bisect-build bisect bisect-build.sh
 fi
 
 # Then shellcheck (-x, its default severity) on every shell script of the
 # repo: *.sh and the files with a sh or bash #! line.  Counts one.
-say "== shellcheck"
+stage "shellcheck"
 out=$LOGS/shellcheck.out
 mapfile -t scripts < <(cd "$ROOT" && git ls-files | while read -r f; do
 	[[ $f == *.sh ]] || grep -qE '^#!.*/(env )?(ba)?sh' < <(head -n 1 "$f") &&
@@ -176,13 +187,14 @@ done)
 ((${#scripts[@]})) || die "shellcheck: no shell script found (git ls-files in $ROOT)"
 if (cd "$ROOT" && shellcheck -x "${scripts[@]}") >"$out" 2>&1; then
 	passed=$((passed + 1))
-	results+=("$(printf '%-12s %4d passed, %d failed  (%s, %d scripts)' shellcheck 1 0 "$out" "${#scripts[@]}")")
+	add_result "$(printf '%-12s %4d passed, %d failed  (%s, %d scripts)' shellcheck 1 0 "$out" "${#scripts[@]}")"
 else
 	head -n 20 "$out"
 	failed=$((failed + 1))
-	results+=("$(printf '%-12s %4d passed, %d failed  (%s)' shellcheck 0 1 "$out")")
+	add_result "$(printf '%-12s %4d passed, %d failed  (%s)' shellcheck 0 1 "$out")"
 fi
 
+stage "make help and README.md: targets and variables"
 # Then make help's list: every .PHONY target of the Makefile has its
 # "## TARGET: ..." line and no such line names something else, and
 # README.md's table of targets names the same.  Counts one.
@@ -202,25 +214,25 @@ while read -r v; do
 done < <(sed -n 's/^#[=-] \([A-Z0-9_]*\): .*/\1/p' "$ROOT/Makefile")
 if [[ -n $phony && $phony == "$helped" && $phony == "$readme" && ${#unread[@]} == 0 ]] && ((nuser <= 12)); then
 	passed=$((passed + 1))
-	results+=("$(printf '%-12s %4d passed, %d failed  (%d targets, %d variables)' help 1 0 "$(wc -l <<<"$phony")" "$nuser")")
+	add_result "$(printf '%-12s %4d passed, %d failed  (%d targets, %d variables)' help 1 0 "$(wc -l <<<"$phony")" "$nuser")"
 else
 	say "make help: targets without a '## TARGET:' line, or lines without a target: $(comm -3 <(echo "$phony") <(echo "$helped") | xargs)"
 	say "README.md's table of targets against the Makefile's: $(comm -3 <(echo "$phony") <(echo "$readme") | xargs)"
 	say "make help: variables no script reads: ${unread[*]}"
 	say "make help: $nuser variables, at most 12 (the others: '#- ' lines, make lab-help)"
 	failed=$((failed + 1))
-	results+=("$(printf '%-12s %4d passed, %d failed' help 0 1)")
+	add_result "$(printf '%-12s %4d passed, %d failed' help 0 1)"
 fi
 
 # Then every path and make target the docs name exists
 # (mk/doc-check.sh; a result for each doc).
-say "== the docs' paths and targets (mk/doc-check.sh)"
+stage "the docs' paths and targets (mk/doc-check.sh)"
 run_counted doc-check docs doc-check.sh
 
 # Then the fuzzers (mk/fuzz.sh), FUZZ_SECS (60) seconds each; each target
 # counts one.  FUZZ=0 leaves them out.
 if [[ ${FUZZ:-$def_fuzz} != 0 ]]; then
-	say "== fuzzing (mk/fuzz.sh)"
+	stage "fuzzing (mk/fuzz.sh)"
 	run_counted fuzz fuzz fuzz.sh
 fi
 
@@ -228,7 +240,7 @@ fi
 # (mk/tests/series-test.sh: mk/cover-letter.py and mk/add-cc.py on saved
 # inputs, a second), with the 7.3 base only.  SERIES_TEST=0 leaves it out.
 if [[ ${SERIES_TEST:-1} != 0 && $SERIES_BASE == "$MAIN_BASE" ]]; then
-	say "== make series' cover letter and Cc on saved inputs (mk/tests/series-test.sh)"
+	stage "make series' cover letter and Cc on saved inputs (mk/tests/series-test.sh)"
 	run_counted series-test series-self tests/series-test.sh
 fi
 
@@ -236,21 +248,21 @@ fi
 # made build/ folders in a temporary copy, a second): a kernel tree with
 # work of the developer's is kept.  With the 7.3 base only.
 if [[ $SERIES_BASE == "$MAIN_BASE" ]]; then
-	say "== make clean keeps a developer's commits (mk/tests/clean-test.sh)"
+	stage "make clean keeps a developer's commits (mk/tests/clean-test.sh)"
 	run_counted clean-test clean-self tests/clean-test.sh
 fi
 
 # Then what make and make deb build: the mailed series alone, nothing of
 # the lab's, and patches/ applying with git am on a clean base
 # (mk/tests/product-test.sh, under a minute; any base).
-say "== make and make deb build the mailed series alone (mk/tests/product-test.sh)"
+stage "make and make deb build the mailed series alone (mk/tests/product-test.sh)"
 run_counted product-test product-self tests/product-test.sh
 
 # Then the test of when make xen-test reuses a built test kernel
 # (mk/tests/stale-test.sh: image_stale of mk/xen-rig.sh on a made tree, a
 # second).  With the 7.3 base only.
 if [[ $SERIES_BASE == "$MAIN_BASE" ]]; then
-	say "== make xen-test rebuilds a test kernel built with other options (mk/tests/stale-test.sh)"
+	stage "make xen-test rebuilds a test kernel built with other options (mk/tests/stale-test.sh)"
 	run_counted stale-test stale-self tests/stale-test.sh
 fi
 
@@ -258,7 +270,7 @@ fi
 # mk/xen-verdict.sh on saved serial logs, passing and broken on purpose;
 # under a minute), with the 7.3 base only.  VERDICT_TEST=0 leaves it out.
 if [[ ${VERDICT_TEST:-1} != 0 && $SERIES_BASE == "$MAIN_BASE" ]]; then
-	say "== make xen-test's verdict on saved serial logs (lab/xen/test-verdict.sh)"
+	stage "make xen-test's verdict on saved serial logs (lab/xen/test-verdict.sh)"
 	run_counted test-verdict verdict-self ../lab/xen/test-verdict.sh
 fi
 
@@ -267,7 +279,7 @@ fi
 # the 7.3 base only: the released code it compares is 7.3's.  Each of
 # its checks counts.  PROVE=0 leaves it out.
 if [[ ${PROVE:-$def_prove} != 0 && $SERIES_BASE == "$MAIN_BASE" ]]; then
-	say "== Frama-C on evtchn_2l_handle_events() (mk/prove.sh)"
+	stage "Frama-C on evtchn_2l_handle_events() (mk/prove.sh)"
 	run_counted prove prove prove.sh
 fi
 
@@ -282,12 +294,12 @@ if [[ ${XEN_TEST:-$def_live} != 0 ]]; then
 	for w in ${XEN_TEST_ARCHS:-$def_runs}; do
 		live_run "$w" >/dev/null
 		n=$(xen_test_name "$LR_ARCH" "$LR_XEN" "$LR_DOMU")
-		say "== live on Xen $LR_XEN, $LR_ARCH, $LR_DOMU guest (mk/xen-test.sh)"
+		stage "live on Xen $LR_XEN, $LR_ARCH, $LR_DOMU guest (mk/xen-test.sh)"
 		XEN_ARCH=$LR_ARCH XEN=$LR_XEN DOMU=$LR_DOMU OUT_NAME=$n \
 			run_counted xen-test "xen-live${n#xen-test}" xen-test.sh
 	done
 else
-	results+=("xen-live     left out (XEN_TEST=0)")
+	results+=("        xen-live     left out (XEN_TEST=0)")
 fi
 
 # Then, on the main base, each backport's make check (as a base of its
@@ -297,19 +309,9 @@ fi
 if [[ $SERIES_BASE == "$MAIN_BASE" ]]; then
 	for pin in "$ROOT"/patches/*/BASE; do
 		v=$(basename "$(dirname "$pin")")
-		say "== the $v backport (make BASE=$v check)"
-		out=$LOGS/check-$v.out
-		status=0
-		env -u KUNIT_CONFIGS -u XEN_TEST_ARCHS -u BISECT_VARIANTS -u LAB_CHECK \
-			make -C "$ROOT" BASE="$v" check 2>&1 | tee "$out" || status=${PIPESTATUS[0]}
-		line=$(grep -oE '^check: [0-9]+ passed, [0-9]+ failed' "$out" | tail -n 1) || true
-		p=$(grep -oP '\b\K[0-9]+(?= passed)' <<<"$line" || echo 0)
-		f=$(grep -oP '\b\K[0-9]+(?= failed)' <<<"$line" || echo 0)
-		((status == 0 || f != 0)) || f=1
-		passed=$((passed + p)) failed=$((failed + f))
-		results+=("$(printf '%-12s %4d passed, %d failed  (%s)' "backport-$v" "$p" "$f" "$out")")
-		((f == 0)) || mapfile -t -O "${#why[@]}" why < <(grep -m 3 -E ': FAILED|^FAIL|  FAIL ' "$out" |
-			cut -c1-300 | sed "s|^|backport-$v: |")
+		stage "the $v backport (make BASE=$v check)"
+		OUT_NAME=check-$v run_counted check "backport-$v" env -u KUNIT_CONFIGS -u XEN_TEST_ARCHS \
+			-u BISECT_VARIANTS -u LAB_CHECK make -C "$ROOT" BASE="$v" check
 	done
 fi
 
@@ -318,7 +320,7 @@ if [[ -f $countfile ]]; then
 	replay=$(tr -d '[:space:]' <"$countfile")
 	[[ $replay =~ ^[0-9]+$ ]] || die "$countfile does not hold one integer"
 	passed=$((passed + replay))
-	results+=("$(printf '%-12s %4d passed  (%s)' replay "$replay" "$LOGS/replay-check.log")")
+	results+=("$(printf '%5s  %-12s %4d passed  (%s)' - replay "$replay" "$LOGS/replay-check.log")")
 fi
 
 say "summary:"

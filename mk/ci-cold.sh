@@ -73,6 +73,9 @@ trap 'rm -f "$out.tmp"' EXIT
 	echo "# Written by mk/ci-cold.sh (make ci-cold$( ((FULL == 0)) || echo " CI_FULL=1")$( ((HOG == 0)) || echo " CI_HOG=$HOG")$([[ $CCACHE == empty ]] || echo " CI_CCACHE=$CCACHE")): .ci/run in a fresh clone, ccache $([[ $CCACHE == keep ]] && echo "kept from the last run" || echo empty), $((HOG * $(nproc))) busy processes beside it."
 	cat "$times"
 	echo "# Disk after the run: build/ $(du -sh "$dir/repo/build" | cut -f1), the ccache $(du -sh "$dir/ccache" | cut -f1)"
+	echo "# make check's summary: each step's seconds, then its results (the last summary of the log):"
+	awk '/^check: summary:/ { n = 0; keep = 1; next } keep && /^  / { b[++n] = $0; next } { keep = 0 }
+		END { for (i = 1; i <= n; i++) print b[i] }' "$log"
 	echo "# Each KUnit kernel's build (kunit.py's Elapsed time):"
 	for f in "$dir"/repo/build/logs/kunit-*.log "$dir"/repo/build/*/logs/kunit-*.log; do
 		[[ -f $f ]] || continue
