@@ -86,11 +86,11 @@ replay-check: tree
 # (mk/check.sh; what it runs and how long: docs/testing.md).  lab-check:
 # every test, the KUnit configurations, live runs and bisect builds make
 # check leaves out, and make prove.
-## check: what CI runs: replay, KUnit x86_64 arm i386-rt, the robot's builds, make series and export, fuzzing, live on Xen 4.20 (x86_64) and Arm, the backports
+## check: what CI runs: replay, KUnit x86_64 arm i386 arm64-rt, the robot's builds, make series and export, fuzzing, live on Xen 4.20 (x86_64) and Arm, the backports
 check: replay-check
 	@mk/check.sh
 
-## lab-check: every test: make check plus KUnit arm64 i386 x86_64-rt and the sanitizers, more bisect builds and live runs, make prove
+## lab-check: every test: make check plus KUnit arm64 x86_64-rt i386-rt and the sanitizers, more bisect builds and live runs, make prove
 lab-check: replay-check
 	@LAB_CHECK=1 mk/check.sh
 
@@ -195,7 +195,7 @@ prove: tree
 #= KCONFIG: a .config (or .config.xz) of ARCH for make and make deb instead of the defconfig + Xen (e.g. a Debian kernel's /boot/config-*)
 #= LSMOD: lsmod's output (or a module name a line) for make and make deb: only those modules built, the =y options kept but for those needing a dropped module (the kernel's localmodconfig; lab/xen/dom0.lsmod: what make xen-test DEB= loads)
 #= LOCALVERSION: make deb's release suffix (default -evtchn-rr)
-#- KUNIT_CONFIGS: make check's KUnit configurations (default x86_64 arm i386-rt; make lab-check: x86_64 arm64 arm i386 x86_64-rt i386-rt x86_64-san arm-san; or none)
+#- KUNIT_CONFIGS: make check's KUnit configurations (default x86_64 arm i386 arm64-rt; make lab-check: x86_64 arm64 arm i386 x86_64-rt i386-rt arm64-rt x86_64-san arm-san; or none)
 #= KUNIT_FILTER: make kunit's suite[.case] globs (kunit.py's filter_glob)
 #- KUNIT_KCONFIG_ADD: more options for make kunit's kernel, and for each test kernel make xen-test builds ("CONFIG_A=y CONFIG_B=y"; a kernel built with others is rebuilt)
 #- KUNIT_BUILD_DIR: another build directory for make kunit (under build/)

@@ -11,10 +11,9 @@
 #                        on arm, where xen_ulong_t is wider than unsigned
 #                        long, a bad shift in the scan is a UBSAN report
 #   i386                 32-bit x86: 32-bit event words, 1024 ports
-#   x86_64-rt, i386-rt   x86_64 or i386 with SMP and PREEMPT_RT,
-#                        DEBUG_ATOMIC_SLEEP, DEBUG_PREEMPT, lockdep and UBSAN
-#                        (x86_64-rt on 2 QEMU CPUs; i386-rt, the 32-bit event
-#                        words and PREEMPT_RT in one kernel for .ci/run, on
+#   x86_64-rt, i386-rt,  x86_64, i386 or arm64 with SMP and PREEMPT_RT,
+#   arm64-rt             DEBUG_ATOMIC_SLEEP, DEBUG_PREEMPT, lockdep and UBSAN
+#                        (x86_64-rt and arm64-rt on 2 QEMU CPUs; i386-rt on
 #                        one: kunit.py's i386 machine lists only CPU 0 in its
 #                        MP table, and the kernel has no ACPI)
 #   none                 no KUnit run
@@ -82,7 +81,7 @@ for cfg in $configs; do
 	elif [[ $cfg == *-rt ]]; then
 		env=(KUNIT_BUILD_DIR="kunit-$cfg" KUNIT_KCONFIG_ADD="${RT//$'\n'/ }"
 			KUNIT_XEN_TEST=0)
-		[[ $arch != x86_64 ]] || env+=(KUNIT_CPUS=2)
+		[[ $arch == i386 ]] || env+=(KUNIT_CPUS=2)
 	fi
 	stage "KUnit, $cfg"
 	status=0

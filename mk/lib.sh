@@ -46,7 +46,7 @@ MAIN_BASE=7.3
 # xen-test's ARCH and make check's XEN_TEST_ARCHS, make bisect-build's
 # BISECT_VARIANTS (mk/bisect-build.sh).
 KUNIT_ARCHES=$(arches_with kunit)
-KUNIT_ALL_CONFIGS="x86_64 arm64 arm i386 x86_64-rt i386-rt x86_64-san arm-san"
+KUNIT_ALL_CONFIGS="x86_64 arm64 arm i386 x86_64-rt i386-rt arm64-rt x86_64-san arm-san"
 XEN_TEST_ALL_ARCHES=$(arches_with xen)
 # make check's live runs (XEN_TEST_ARCHS, live_run): x86_64 on Debian 12's
 # Xen 4.17 and on Debian 13's 4.20, 32-bit Arm on 4.17 (Debian 13 has no
@@ -59,7 +59,7 @@ BISECT_ALL_VARIANTS="x86_64 i386 arm x86_64-m x86_64-clang"
 # backport's make check (no kernel there).  make lab-check runs all of the
 # above (KUNIT_ALL_CONFIGS, XEN_TEST_DEFAULT_RUNS, BISECT_ALL_VARIANTS,
 # make prove), and on a backport base its KUnit and live runs too.
-KUNIT_CHECK_CONFIGS="x86_64 arm i386-rt"
+KUNIT_CHECK_CONFIGS="x86_64 arm i386 arm64-rt"
 XEN_TEST_CHECK_RUNS="x86_64:4.20 arm"
 BISECT_CHECK_VARIANTS="x86_64 i386 arm"
 # lib_init: what every script calls once it has sourced this file (which
