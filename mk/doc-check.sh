@@ -13,7 +13,8 @@
 # after `make` that is not VAR=value or an option (`make -C ...`, the
 # kernel's make, is left out); it must be one of the Makefile's .PHONY
 # targets.  Prints each missing one as FILE:LINE: and ends with
-# "doc-check: N passed, M failed" (a doc each); exits 1 if one failed.
+# "doc-check: N passed, M failed" (a doc each, then the help defaults and
+# the quoted figures); exits 1 if one failed.
 set -uo pipefail
 # shellcheck source=mk/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -96,5 +97,33 @@ while read -r v d; do
 done < <(sed -nE 's/^#[=-] ([A-Z0-9_]+): .*\(default ([^);,]+)[);,].*/\1 \2/p' Makefile)
 if ((bad)); then failed=$((failed + 1)); else passed=$((passed + 1)); fi
 
+# Then the figures the docs quote from the code.  Each row: a file of the
+# repo, an extended regex of its code whose first group is the value, and
+# one of the docs (README.md, docs/*.md, lab's READMEs) whose first group
+# is the figure quoted; every figure so quoted must be the code's value.
+# One result.
+bad=0
+while IFS=$'\t' read -r file code phrase; do
+	[[ -n $file ]] || continue
+	want=$(sed -nE "s/^.*$code.*$/\\1/p" "$file" | head -n 1)
+	[[ -n $want ]] || { echo "$file: no line matches /$code/ (mk/doc-check.sh's figures)"; bad=1; continue; }
+	n=0
+	while IFS=: read -r doc line fig; do
+		n=$((n + 1))
+		fig=$(sed -nE "s/^$phrase$/\\1/p" <<<"$fig")
+		[[ $fig == "$want" ]] ||
+			{ echo "$doc:$line: quotes $fig where $file has $want (/$phrase/)"; bad=1; }
+	done < <(grep -noE "$phrase" "${docs[@]}")
+	((n)) || { echo "mk/doc-check.sh: no doc quotes /$phrase/ any more: drop its row"; bad=1; }
+done <<'EOF2'
+mk/xen-test.sh	^RESTORE_PAIRS=([0-9]+)$	([0-9]+) loopback pairs
+mk/xen-test.sh	^RESTORE_PAIRS=([0-9]+)$	evtchn-restore ([0-9]+)
+mk/xen-test.sh	^TIMEOUT=([0-9]+)$	killed after ([0-9]+) s
+mk/xen-test.sh	^EVENTS=.* echo [0-9]+ \|\| echo ([0-9]+)\)}$	exchanges ([0-9]+) round trips
+mk/xen-test.sh	^EVENTS=.* echo ([0-9]+) \|\| echo [0-9]+\)}$	exchange is ([0-9]+) round trips
+mk/xen-test.sh	echo 2400 \|\| echo ([0-9]+)\)$	QEMU ([0-9]+) s
+lab/xen/dom0-init	^LOST_MS=\$\(param lost ([0-9]+)\)$	lost after ([0-9]+) ms
+EOF2
+if ((bad)); then failed=$((failed + 1)); else passed=$((passed + 1)); fi
 echo "doc-check: $passed passed, $failed failed"
 ((failed == 0))
