@@ -82,15 +82,16 @@ stress_stage() {
 # of a stuck guest (xenctx prints its stacks as "Call Trace:"), then
 # Xen's XEN_SPLATS.
 splats() {
-	hotplug_split keep "$1" | sed -E 's/(.)\(XEN\) .*/\1/' |
+	timing_reports keep "$1" | sed -E 's/(.)\(XEN\) .*/\1/' |
 		{ grep -aE "^[0-9]+:.*($SPLATS)" | grep -av '^[0-9]*:(XEN)'; } || true
 	grep -anE "$XEN_SPLATS" "$1" || true
 }
 
-# hotplug_split keep|late|unplug|dlserver LOG: LOG's lines (numbered) but
-# for dom0's diagnostics of a stuck guest (keep), or only the first line
-# of each report left out below (late: of a bring-up, unplug: of an
-# unplug, dlserver: of the deadline server's timer).
+# timing_reports keep|late|unplug|dlserver LOG: the kernel's reports of
+# a busy host's timing below, which are not faults: keep: LOG's lines
+# (numbered) without them and without dom0's diagnostics of a stuck
+# guest; late, unplug, dlserver: the first line of each report of a
+# vCPU's bring-up, of an unplug, of the deadline server's timer.
 # Left out, as timing, not a fault, on a busy host:
 # - the warnings of a CPU bring-up that timed out: within 200 lines
 #   after a kernel's "CPUn: failed to come online" (a vCPU plugged back
@@ -110,7 +111,7 @@ splats() {
 #   XEN_TEST_LOAD=2, in the tick, with no Xen or event channel function
 #   in the trace.
 # Any other report there counts.
-hotplug_split() {
+timing_reports() {
 	awk -v mode="$1" '
 		function out(line) { if (mode == "keep" && !d) printf "%s\n", line }
 		function out_blk() { if (mode == "keep" && !d) printf "%s", blk; b = 0 }
@@ -427,9 +428,9 @@ judge() {
 		fail "kernel splats" "$(wc -l <"$L-splats.txt") line(s) in $SERIAL, first: $(head -n 1 "$L-splats.txt") (all: $L-splats.txt)"
 	else
 		local late unplug dls why=()
-		late=$(hotplug_split late "$SERIAL")
-		unplug=$(hotplug_split unplug "$SERIAL")
-		dls=$(hotplug_split dlserver "$SERIAL")
+		late=$(timing_reports late "$SERIAL")
+		unplug=$(timing_reports unplug "$SERIAL")
+		dls=$(timing_reports dlserver "$SERIAL")
 		[[ -z $late ]] ||
 			why+=("$(wc -l <<<"$late") warning(s) of a vCPU bring-up that timed out ($(grep -a -m1 -o 'CPU[0-9]*: failed to come online' "$SERIAL"), a busy host): $(head -n 1 <<<"$late")")
 		[[ -z $unplug ]] ||
