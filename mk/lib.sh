@@ -569,29 +569,37 @@ signed_commits() {
 # Signed-off-by lines go, the author's and then the sender's come
 # instead.  Prints the new commits, oldest first.
 signed_on() {
-	local repo=$1 tip c msg signoffs idx tree
+	local repo=$1 tip c msg signoffs tree
 	shift
 	signoffs=(--trailer "Signed-off-by: $author_name <$author_mail>")
 	[[ "$author_name <$author_mail>" == "$sender_name <$sender_mail>" ]] ||
 		signoffs+=(--trailer "Signed-off-by: $sender_name <$sender_mail>")
 	tip=$(git -C "$repo" rev-parse "$1")
 	shift
-	idx=$(mktemp)
 	for c in "$@"; do
 		msg=$(git -C "$repo" log -1 --format=%B "$c" | sed '/^Signed-off-by: /d')
 		msg=$(git -C "$repo" interpret-trailers --if-exists add "${signoffs[@]}" <<<"$msg")
-		GIT_INDEX_FILE=$idx git -C "$repo" read-tree "$tip"
-		git -C "$repo" diff --binary "$c^" "$c" |
-			GIT_INDEX_FILE=$idx git -C "$repo" apply --cached ||
+		tree=$(git -C "$repo" diff --binary "$c^" "$c" | tree_plus "$repo" "$tip") ||
 			die "$(git -C "$repo" log -1 --format='%h %s' "$c") does not apply on $(git -C "$repo" log -1 --format='%h %s' "$tip")"
-		tree=$(GIT_INDEX_FILE=$idx git -C "$repo" write-tree)
 		tip=$(GIT_AUTHOR_NAME=$author_name GIT_AUTHOR_EMAIL=$author_mail \
 			GIT_AUTHOR_DATE=$(git -C "$repo" log -1 --format=%aD "$c") \
 			GIT_COMMITTER_NAME=$sender_name GIT_COMMITTER_EMAIL=$sender_mail \
 			git -C "$repo" commit-tree "$tree" -p "$tip" -m "$msg")
 		echo "$tip"
 	done
+}
+
+# tree_plus REPO TREE: the tree of TREE (a tree or commit of REPO) with
+# the patch on standard input applied (git apply --cached, in an index
+# of its own); non-zero if it does not apply.
+tree_plus() {
+	local idx rc=0
+	idx=$(mktemp) || return 1
+	{ GIT_INDEX_FILE=$idx git -C "$1" read-tree "$2" &&
+		GIT_INDEX_FILE=$idx git -C "$1" apply --cached &&
+		GIT_INDEX_FILE=$idx git -C "$1" write-tree; } || rc=1
 	rm -f "$idx"
+	return $rc
 }
 
 # series_fingerprint: after read_series, a hash of what make tree builds

@@ -139,14 +139,12 @@ header() {
 # base in an index of their own (git apply --cached, as git am does), give
 # the tree of $ptip.
 mails_apply() {
-	local m amidx=$tmp/am-index
-	rm -f "$amidx"
-	GIT_INDEX_FILE=$amidx git -C "$repo" read-tree base || return 1
+	local m tree=base
 	for m; do
 		git mailinfo "$tmp/am-msg" "$tmp/am-patch" <"$m" >/dev/null &&
-			GIT_INDEX_FILE=$amidx git -C "$repo" apply --cached "$tmp/am-patch" || return 1
+			tree=$(tree_plus "$repo" "$tree" <"$tmp/am-patch") || return 1
 	done
-	[[ $(GIT_INDEX_FILE=$amidx git -C "$repo" write-tree) == "$(git -C "$repo" rev-parse "$ptip^{tree}")" ]]
+	[[ $tree == "$(git -C "$repo" rev-parse "$ptip^{tree}")" ]]
 }
 
 rm -rf "$out" "$final"
