@@ -227,6 +227,20 @@ expected_suites() {
 	echo xen_evtchn_2l_live
 }
 
+# Boot messages printed among KTAP (e.g. "Freeing initrd memory") start
+# in column 0 and are not KTAP: an awk condition that leaves them out, or
+# kunit.py misreads the suite they fall into.  KTAP's own column-0 lines
+# are kept.
+IS_KTAP='/^[ \t]/ || /^(KTAP version|1\.\.|ok |not ok |# )/'
+
+# boot_ktap CONSOLE MARK: the KTAP CONSOLE's kernel printed at boot, from
+# its first "KTAP version 1" up to MARK (the init's first line), without
+# printk's times.
+boot_ktap() {
+	awk -v m="$2" 'index($0, m) { exit } { print }' "$1" | sed 's/^\[ *[0-9.]*\] //' |
+		awk "/KTAP version 1/ { k = 1 } k && ($IS_KTAP)"
+}
+
 # builtin_skips CONSOLE MARK: for a kernel booted with KUNIT_ON_XEN, the
 # built-in suite's KTAP before MARK: "N skipped on Xen" when the suite's
 # line and every case say "# SKIP on Xen", else why not, and 1.  Nothing
@@ -235,8 +249,7 @@ builtin_skips() {
 	local cmdline lines cases n
 	cmdline=$(grep -a -m1 -o 'Kernel command line: .*' "$1") || true
 	[[ "$cmdline " == *" $KUNIT_ON_XEN "* ]] || return 0
-	lines=$(awk -v m="$2" 'index($0, m) { exit } { print }' "$1" |
-		sed 's/^\[ *[0-9.]*\] //' | grep -aE '^ *(not )?ok [0-9]+ ') || true
+	lines=$(boot_ktap "$1" "$2" | grep -aE '^ *(not )?ok [0-9]+ ') || true
 	if ! grep -qE '^ok [0-9]+ xen_evtchn_2l # SKIP' <<<"$lines"; then
 		echo "no 'ok N xen_evtchn_2l # SKIP' line before '$2'"
 		return 1
@@ -261,19 +274,14 @@ builtin_skips() {
 kunit_stage() {
 	local who=$1 console=$2 mark=$3 stage=$4 ktap=$L-$1-ktap.log out=$L-$1-kunit.txt
 	local json=$L-$1-kunit.json counts p f s status=0 suite missing=() bad rc
-	# Boot messages printed meanwhile (e.g. "Freeing initrd memory") start
-	# in column 0 and are not KTAP: leave them out, or kunit.py misreads the
-	# suite they fall into.  KTAP's own column-0 lines are kept.
-	local is_ktap='/^[ \t]/ || /^(KTAP version|1\.\.|ok |not ok |# )/'
 	rc=$(marker_rc "$console" "$stage")
 	if [[ $rc == missing ]] && ! grep -q "^xen-test: stage $stage begin" "$console"; then
-		awk -v m="$mark" "index(\$0, m) { exit } /KTAP version 1/ { k = 1 }
-			k && ($is_ktap)" "$console" >"$ktap"
+		boot_ktap "$console" "$mark" >"$ktap"
 	elif [[ $rc != 0 ]]; then
 		fail "$who KUnit" "loading the live suite's module: $(rc_text "$rc") (see $console)"
 		return
 	else
-		between "$console" "$stage" | awk "$is_ktap" >"$ktap"
+		between "$console" "$stage" | awk "$IS_KTAP" >"$ktap"
 		if [[ $(head -n 1 "$ktap") != "KTAP version 1" ]]; then
 			sed -i '1i KTAP version 1\n1..1' "$ktap"
 		fi
