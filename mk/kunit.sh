@@ -39,12 +39,12 @@ args=(run --arch="$arch" --build_dir="$bdir" --kunitconfig="$kunitconfig" --json
 # two.  The .kunitconfig stays arch-neutral.
 # On arm and arm64 lab/xen/xen-test-arm.config does the same for Xen on
 # Arm (make xen-test ARCH=arm|arm64).
-lean=0
+xen_test=0
 if [[ $arch == x86_64 && ${KUNIT_XEN_TEST:-1} == 1 ]]; then
 	args+=(--kunitconfig="$ROOT/lab/xen/xen-test.config")
+	xen_test=1
 elif [[ $arch == x86_64 ]]; then
 	args+=(--kconfig_add CONFIG_HYPERVISOR_GUEST=y --kconfig_add CONFIG_PARAVIRT=y)
-	lean=1
 elif [[ $arch == i386 ]]; then
 	# 32-bit x86: 32-bit event words (1024 ports).  XEN needs PAE, a
 	# generic or P4-class CPU and the local APIC (SMP brings it).  The
@@ -52,7 +52,6 @@ elif [[ $arch == i386 ]]; then
 	for opt in HYPERVISOR_GUEST PARAVIRT X86_PAE X86_GENERIC SMP; do
 		args+=(--kconfig_add "CONFIG_$opt=y")
 	done
-	lean=1
 	# In the older bases (6.1, 6.12) PAE comes with the 64 GB highmem
 	# choice (7.3 has no HIGHMEM64G).
 	if grep -qx 'config HIGHMEM64G' "$LINUX/arch/x86/Kconfig"; then
@@ -65,12 +64,13 @@ elif [[ ${KUNIT_XEN_TEST:-1} == 1 ]]; then
 	if [[ $arch == arm ]]; then
 		args+=(--kconfig_add CONFIG_VFP=y)
 	fi
-else
-	lean=1
+	xen_test=1
 fi
-# A kernel that only runs the suite (not the live test's) leaves out what
-# it does not need (lab/kunit/lean.config): a shorter cold build.
-((!lean)) || args+=(--kunitconfig="$ROOT/lab/kunit/lean.config")
+# Every kernel leaves out what neither the suite nor the live test needs
+# (lab/kunit/lean.config), for a shorter cold build; one that only runs
+# the suite leaves out ACPI too (x86's dom0 needs it).
+args+=(--kunitconfig="$ROOT/lab/kunit/lean.config")
+((xen_test)) || args+=(--kconfig_add CONFIG_ACPI=n)
 # KUNIT_FILTER=suite[.case] (globs): run only those, kunit.py's filter_glob.
 [[ -z ${KUNIT_FILTER:-} ]] || args+=("$KUNIT_FILTER")
 read -ra extra <<<"${KUNIT_KCONFIG_ADD:-}"
