@@ -163,7 +163,7 @@ PREPLOG=$L-prepare.log
 # and the base with patch 1 alone (as stable would apply it), each booted
 # as dom0 running only evtchn-stress width (xentest.mode=width).  Both are
 # built with the test kernel's configuration in $XBUILD/width/kbuild, from
-# a worktree of build/linux in $XBUILD/width/linux (share_config).  XEN_TEST_WIDTH=0|1 turns the stage off or on (on by
+# a worktree of build/linux in $XBUILD/width/linux (stage_kernel).  XEN_TEST_WIDTH=0|1 turns the stage off or on (on by
 # default for ARCH=arm without DEB= or IMAGE=).  With ARCH=arm64
 # DOMU=arm32 the stage runs in the 32-bit Arm guest instead: the two
 # kernels are built with the guest's configuration and each boots as the
@@ -173,44 +173,57 @@ WIDTH=${XEN_TEST_WIDTH:-$([[ ($XEN_ARCH == arm || ($XEN_ARCH == arm64 && $GUEST3
 WIDTH_IN=$( ((GUEST32)) && echo domu || echo dom0)
 WIDTH_RUNS=${XEN_TEST_WIDTH_RUNS:-1}
 WIDTH_ROUNDS=2000
-WT=$XBUILD/width/linux
-WOBJ=$XBUILD/width/kbuild
 
-# share_config WT OBJ CONFIG: in worktree WT, the test kernel's
-# drivers/xen/Kconfig, and CONFIG as OBJ's .config (kept if OBJ's is
-# newer).  That Kconfig only adds the KUnit suite's symbol, which no code
-# of WT reads without the suite; with it WT's autoconf.h is the test
-# kernel's, and the path from OBJ to WT that of the test kernel's objects
-# to their sources (../linux), so ccache serves every object the two trees
-# share: a cold run compiles the files they do not.
-share_config() {
-	cp "$LINUX/drivers/xen/Kconfig" "$1/drivers/xen/Kconfig"
-	mkdir -p "$2"
-	cmp -s "$3" "$2/.config.test" || cp "$3" "$2/.config.test"
-	[[ $2/.config -nt $2/.config.test ]] || cp "$2/.config.test" "$2/.config"
+# stage_kernel DIR ARCH CONFIG NAME REV [COMMIT...]: a kernel of a live
+# stage, REV of build/linux with each COMMIT's change applied, built with
+# the configuration CONFIG (a test kernel's .config) in DIR/kbuild from
+# the worktree DIR/linux; in STAGE_IMAGE (DIR/NAME-KEY-SUM.IMAGE, built
+# if missing), or STAGE_ERR says why not.  The worktree takes the test
+# kernel's drivers/xen/Kconfig: it only adds the KUnit suite's symbol,
+# which no code reads without the suite, and makes the worktree's
+# autoconf.h the test kernel's; with the path from the objects to their
+# sources that of the test kernel's (../linux), ccache serves every
+# object the trees share, so a cold run compiles only the others.
+stage_kernel() {
+	local dir=$1 arch=$2 config=$3 name=$4 rev=$5 wt=$1/linux obj=$1/kbuild log key sum c image
+	shift 5
+	log=$L-${dir##*/}-build.log
+	image=$(arch_field "$arch" image)
+	key=$(git -C "$LINUX" rev-parse "$rev" "$@" | sha256sum | cut -c1-12)
+	sum=$(cat "$config" "$LINUX/drivers/xen/Kconfig" | sha256sum | cut -c1-12)
+	STAGE_IMAGE=$dir/$name-$key-$sum.${image##*/}
+	STAGE_ERR=
+	[[ ! -f $STAGE_IMAGE ]] || return 0
+	mkdir -p "$obj"
+	linux_worktree "$wt" "$rev" >>"$log" 2>&1 ||
+		{ STAGE_ERR="cannot check $rev out in the worktree $wt (see $log)"; return 1; }
+	for c in "$@"; do
+		git -C "$LINUX" diff "$c^" "$c" | git -C "$wt" apply >>"$log" 2>&1 ||
+			{ STAGE_ERR="$(git -C "$LINUX" log -1 --format='%h %s' "$c") does not apply on $rev (see $log)"; return 1; }
+	done
+	cp "$LINUX/drivers/xen/Kconfig" "$wt/drivers/xen/Kconfig"
+	cmp -s "$config" "$obj/.config.test" || cp "$config" "$obj/.config.test"
+	[[ $obj/.config -nt $obj/.config.test ]] || cp "$obj/.config.test" "$obj/.config"
+	say "building the $name kernel ($(git -C "$LINUX" log -1 --format='%h %s' "$rev")$( (($#)) && echo " + $# commit(s)")) in ${obj#"$ROOT"/}; log: $log"
+	setup_ccache
+	kmake "$wt" "$obj" "$arch" olddefconfig >>"$log" 2>&1 </dev/null ||
+		{ STAGE_ERR="the $name kernel could not be configured (see $log)"; return 1; }
+	start_ticker "$PROG" count_compiled "$log"
+	kmake "$wt" "$obj" "$arch" -j"$(nproc)" "${image##*/}" >>"$log" 2>&1 </dev/null ||
+		{ stop_ticker; STAGE_ERR="the $name kernel did not build (see $log)"; return 1; }
+	stop_ticker
+	cp "$obj/$image" "$STAGE_IMAGE.tmp"
+	mv "$STAGE_IMAGE.tmp" "$STAGE_IMAGE"
 }
 
-# width_kernel NAME REV: $XBUILD/width/NAME-REV-CONFIG.zImage (CONFIG: a
-# hash of the test kernel's .config and Kconfig), built if missing; in
-# WIDTH_IMAGE.
+# width_kernel NAME REV: stage_kernel's kernel of the width stage, in
+# WIDTH_IMAGE (WIDTH_ERR says why not).
 width_kernel() {
-	local name=$1 rev=$2 out log=$L-width-build.log sum config=$KCONFIG_FILE
+	local config=$KCONFIG_FILE
 	[[ $WIDTH_IN == dom0 ]] || config=$GUEST32_CONFIG
-	sum=$(cat "$config" "$LINUX/drivers/xen/Kconfig" | sha256sum | cut -c1-12)
-	out=$XBUILD/width/$name-${rev:0:12}-$sum.zImage
-	WIDTH_IMAGE=$out
-	[[ ! -f $out ]] || return 0
-	mkdir -p "$XBUILD/width"
-	linux_worktree "$WT" "$rev" >>"$log" 2>&1 ||
-		{ WIDTH_ERR="cannot check $rev out in the worktree $WT (see $log)"; return 1; }
-	share_config "$WT" "$WOBJ" "$config"
-	say "building the $name kernel ($(git -C "$WT" log -1 --format='%h %s' "$rev")) in ${WOBJ#"$ROOT"/}; log: $log"
-	setup_ccache
-	{ kmake "$WT" "$WOBJ" arm olddefconfig && kmake "$WT" "$WOBJ" arm -j"$(nproc)" zImage; } \
-		>>"$log" 2>&1 </dev/null ||
-		{ WIDTH_ERR="the $name kernel did not build (see $log)"; return 1; }
-	cp "$WOBJ/arch/arm/boot/zImage" "$out.tmp"
-	mv "$out.tmp" "$out"
+	stage_kernel "$XBUILD/width" arm "$config" "$@"
+	WIDTH_IMAGE=$STAGE_IMAGE WIDTH_ERR=$STAGE_ERR
+	[[ -z $STAGE_ERR ]]
 }
 
 # width_run NAME KERNEL: boots KERNEL as dom0 with xentest.mode=width;
@@ -332,7 +345,7 @@ width_stage() {
 # loopback pairs, while dom0 saves and restores them, on both ABIs
 # (xen.fifo_events=0 and 1), in one boot of Xen with the test kernel as
 # dom0 (xentest.mode=restore).  Their kernels, of the test kernel's
-# configuration (share_config), are built in $XBUILD/restore/kbuild from
+# configuration (stage_kernel), are built in $XBUILD/restore/kbuild from
 # a worktree of build/linux: the base as released, with series (c)'s
 # first K patches, and with all of them (restore_stage says what each
 # must show).
@@ -341,36 +354,13 @@ width_stage() {
 # build/out/restore.txt.
 RESTORE=${XEN_TEST_RESTORE:-$([[ $XEN_ARCH == x86_64 && -z $PKG && ${DOMU:-pv} == pv ]] && echo 1 || echo 0)}
 RESTORE_PAIRS=600
-RWT=$XBUILD/restore/linux
-ROBJ=$XBUILD/restore/kbuild
 
-# restore_kernel NAME REV [COMMIT...]: the restore stage's guest kernel
-# of REV with each COMMIT's change applied, in RESTORE_IMAGE
-# ($XBUILD/restore/NAME-KEY-CONFIG.bzImage), built if missing.
+# restore_kernel NAME REV [COMMIT...]: stage_kernel's guest kernel of the
+# restore stage, in RESTORE_IMAGE (RESTORE_ERR says why not).
 restore_kernel() {
-	local name=$1 rev=$2 log=$L-restore-build.log key sum c
-	shift 2
-	key=$(git -C "$LINUX" rev-parse "$rev" "$@" | sha256sum | cut -c1-12)
-	sum=$(cat "$KCONFIG_FILE" "$LINUX/drivers/xen/Kconfig" | sha256sum | cut -c1-12)
-	RESTORE_IMAGE=$XBUILD/restore/$name-$key-$sum.bzImage
-	[[ ! -f $RESTORE_IMAGE ]] || return 0
-	linux_worktree "$RWT" "$rev" >>"$log" 2>&1 ||
-		{ RESTORE_ERR="cannot check $rev out in the worktree $RWT (see $log)"; return 1; }
-	for c in "$@"; do
-		git -C "$LINUX" diff "$c^" "$c" | git -C "$RWT" apply >>"$log" 2>&1 ||
-			{ RESTORE_ERR="$(git -C "$LINUX" log -1 --format='%h %s' "$c") does not apply on $rev (see $log)"; return 1; }
-	done
-	say "building the $name guest kernel ($(git -C "$LINUX" log -1 --format='%h %s' "$rev")$( (($#)) && echo " + $# commit(s)")) in ${ROBJ#"$ROOT"/}; log: $log"
-	setup_ccache
-	share_config "$RWT" "$ROBJ" "$KCONFIG_FILE"
-	kmake "$RWT" "$ROBJ" x86_64 olddefconfig >>"$log" 2>&1 </dev/null ||
-		{ RESTORE_ERR="the $name guest kernel could not be configured (see $log)"; return 1; }
-	start_ticker "$PROG" count_compiled "$log"
-	kmake "$RWT" "$ROBJ" x86_64 -j"$(nproc)" bzImage >>"$log" 2>&1 </dev/null ||
-		{ stop_ticker; RESTORE_ERR="the $name guest kernel did not build (see $log)"; return 1; }
-	stop_ticker
-	cp "$ROBJ/arch/x86/boot/bzImage" "$RESTORE_IMAGE.tmp"
-	mv "$RESTORE_IMAGE.tmp" "$RESTORE_IMAGE"
+	stage_kernel "$XBUILD/restore" x86_64 "$KCONFIG_FILE" "$@"
+	RESTORE_IMAGE=$STAGE_IMAGE RESTORE_ERR=$STAGE_ERR
+	[[ -z $STAGE_ERR ]]
 }
 
 # restore_section SERIAL LABEL: run LABEL's guest console, as dom0-init
