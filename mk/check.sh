@@ -1,11 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# mk/check.sh: the KUnit part of 'make check', then its summary line.
-#
-# Runs the suite (mk/kunit.sh) in each configuration of KUNIT_CONFIGS
-# (default: all), going on after a failure, and prints one line per
-# configuration and "check: N passed, M failed", counting the replay tests
-# too (build/logs/replay-check.count, from mk/replay.sh check).
+# mk/check.sh: make check (what CI runs) and make lab-check: each step
+# below in turn, going on after a failure, then a summary (each step's
+# seconds and counts) and "check: N passed, M failed", counting the
+# replay tests too (build/logs/replay-check.count, from mk/replay.sh
+# check).  First the suite (mk/kunit.sh) in each configuration of
+# KUNIT_CONFIGS (defaults: mk/lib.sh):
 #   x86_64, arm64, arm   the suite under QEMU for that architecture
 #   x86_64-san, arm-san  x86_64 or arm with KASAN and UBSAN (shift, bounds);
 #                        on arm, where xen_ulong_t is wider than unsigned
@@ -107,9 +107,9 @@ for cfg in $configs; do
 done
 
 # run_counted NAME LABEL COMMAND...: run COMMAND (a path relative to mk/
-# if there is such a file), its output also in build/logs/NAME.out (OUT_NAME.out if
-# set), and count its closing "NAME: N passed, M failed" line (a failure
-# without that line counts as one) as LABEL.
+# if there is such a file), its output also in build/logs/NAME.out
+# (OUT_NAME.out if set), and count its closing "NAME: N passed, M failed"
+# line (a failure without that line counts as one) as LABEL.
 run_counted() {
 	local name=$1 label=$2 out line p f status=0
 	shift 2
