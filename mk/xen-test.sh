@@ -216,14 +216,12 @@ stage_kernel() {
 	mv "$STAGE_IMAGE.tmp" "$STAGE_IMAGE"
 }
 
-# width_kernel NAME REV: stage_kernel's kernel of the width stage, in
-# WIDTH_IMAGE (WIDTH_ERR says why not).
+# width_kernel NAME REV: stage_kernel's kernel of the width stage, with
+# the configuration of the kernel it stands in for (dom0's or the guest's).
 width_kernel() {
 	local config=$KCONFIG_FILE
 	[[ $WIDTH_IN == dom0 ]] || config=$GUEST32_CONFIG
 	stage_kernel "$XBUILD/width" arm "$config" "$@"
-	WIDTH_IMAGE=$STAGE_IMAGE WIDTH_ERR=$STAGE_ERR
-	[[ -z $STAGE_ERR ]]
 }
 
 # width_run NAME KERNEL: boots KERNEL as dom0 with xentest.mode=width;
@@ -277,15 +275,15 @@ width_stage() {
 		return
 	fi
 	if ! width_kernel base "$base"; then
-		fail "$what" "$WIDTH_ERR"
+		fail "$what" "$STAGE_ERR"
 		return
 	fi
-	base_img=$WIDTH_IMAGE
+	base_img=$STAGE_IMAGE
 	if ! width_kernel patch1 "$p1"; then
-		fail "$what" "$WIDTH_ERR"
+		fail "$what" "$STAGE_ERR"
 		return
 	fi
-	p1_img=$WIDTH_IMAGE
+	p1_img=$STAGE_IMAGE
 	: >"$wlog"
 	for ((i = 1; i <= WIDTH_RUNS; i++)); do
 		say "width run $i/$WIDTH_RUNS: $name as released"
@@ -355,13 +353,6 @@ width_stage() {
 RESTORE=${XEN_TEST_RESTORE:-$([[ $XEN_ARCH == x86_64 && -z $PKG && ${DOMU:-pv} == pv ]] && echo 1 || echo 0)}
 RESTORE_PAIRS=600
 
-# restore_kernel NAME REV [COMMIT...]: stage_kernel's guest kernel of the
-# restore stage, in RESTORE_IMAGE (RESTORE_ERR says why not).
-restore_kernel() {
-	stage_kernel "$XBUILD/restore" x86_64 "$KCONFIG_FILE" "$@"
-	RESTORE_IMAGE=$STAGE_IMAGE RESTORE_ERR=$STAGE_ERR
-	[[ -z $STAGE_ERR ]]
-}
 
 # restore_section SERIAL LABEL: run LABEL's guest console, as dom0-init
 # printed it.
@@ -395,8 +386,9 @@ restore_stage() {
 		{ fail "$what" "series evtchn of patches/series has ${#evtchn[@]} patches, not the 4 this stage knows"; return; }
 	# The kernels: released, p1 .. p3 (the first K patches), fixed.
 	for k in 0 1 2 3 4; do
-		restore_kernel "restore-$k" "$base" "${evtchn[@]:0:k}" || { fail "$what" "$RESTORE_ERR"; return; }
-		image[$k]=$RESTORE_IMAGE
+		stage_kernel "$XBUILD/restore" x86_64 "$KCONFIG_FILE" "restore-$k" "$base" "${evtchn[@]:0:k}" ||
+			{ fail "$what" "$STAGE_ERR"; return; }
+		image[$k]=$STAGE_IMAGE
 	done
 	# What each run must show (an extended grep of its console), and
 	# the runs: LABEL KERNEL ABI SAVES.
